@@ -1,0 +1,56 @@
+import { mergeFlags } from './flags.ts';
+import { type LogSink, ManagedProcess } from './process.ts';
+
+/**
+ * The kube-controller-manager controllers that make workloads behave as in a real cluster. Left out: node
+ * lifecycle (kwok keeps leases fresh anyway), IPAM, cloud, CSR signing and attach/detach, which need a
+ * kubelet or cloud to be meaningful.
+ */
+export const workloadControllers = [
+  'garbage-collector-controller',
+  'namespace-controller',
+  'serviceaccount-controller',
+  'root-ca-certificate-publisher-controller',
+  'clusterrole-aggregation-controller',
+  'replicaset-controller',
+  'deployment-controller',
+  'statefulset-controller',
+  'daemonset-controller',
+  'job-controller',
+  'cronjob-controller',
+  'ttl-after-finished-controller',
+  'disruption-controller',
+  'endpoints-controller',
+  'endpointslice-controller',
+  'persistentvolume-binder-controller',
+  'persistentvolume-protection-controller',
+  'persistentvolumeclaim-protection-controller',
+  'pod-garbage-collector-controller',
+] as const;
+
+export interface ControllerManagerOptions {
+  readonly binary: string;
+  readonly kubeconfig: string;
+  readonly caCert: string;
+  readonly serviceClusterIpRange: string;
+  readonly extraArgs?: readonly string[];
+  readonly log?: LogSink;
+}
+
+export function startControllerManager(options: ControllerManagerOptions): ManagedProcess {
+  const args = mergeFlags(
+    [
+      `--kubeconfig=${options.kubeconfig}`,
+      `--controllers=${workloadControllers.join(',')}`,
+      '--leader-elect=false',
+      '--use-service-account-credentials=false',
+      `--root-ca-file=${options.caCert}`,
+      `--service-cluster-ip-range=${options.serviceClusterIpRange}`,
+      // Nothing scrapes it; not serving avoids a port and delegated-authn lookups at start-up.
+      '--secure-port=0',
+      '--profiling=false',
+    ],
+    options.extraArgs ?? [],
+  );
+  return new ManagedProcess('kube-controller-manager', options.binary, args, options.log);
+}

@@ -1,0 +1,142 @@
+import { compareResourceVersions, type KubeObject, keyOf, type ObjectRef, objectKey } from './resource.ts';
+
+/** Maps an object to the index values it is filed under. */
+export type IndexFn<T> = (obj: T) => readonly string[];
+
+export interface StoreOptions<T extends KubeObject> {
+  indexers?: Record<string, IndexFn<T>>;
+  /** Drop metadata.managedFields (often the largest part of an object) before caching. Default true. */
+  dropManagedFields?: boolean;
+  /** Further trimming of cached objects, e.g. dropping fields the controller never reads. */
+  transform?: (obj: T) => T;
+}
+
+export const byNamespace = 'namespace';
+export const byOwnerUid = 'owner-uid';
+
+export type UpsertResult = 'added' | 'updated' | 'unchanged' | 'stale';
+
+/**
+ * The reflector's cache: objects by `namespace/name`, with indexes. Every write is ordered by resourceVersion so
+ * our own writes (fed in through `applyOwnWrite`) are visible at once and never overwritten by an older watch event.
+ */
+export class Store<T extends KubeObject> {
+  readonly #objects = new Map<string, T>();
+  readonly #indexers: Record<string, IndexFn<T>>;
+  readonly #indexes = new Map<string, Map<string, Set<string>>>();
+  readonly #dropManagedFields: boolean;
+  readonly #transform: ((obj: T) => T) | undefined;
+
+  constructor(opts: StoreOptions<T> = {}) {
+    this.#indexers = {
+      [byNamespace]: (o) => (o.metadata.namespace ? [o.metadata.namespace] : []),
+      [byOwnerUid]: (o) => (o.metadata.ownerReferences ?? []).map((r) => r.uid),
+      ...opts.indexers,
+    };
+    for (const name of Object.keys(this.#indexers)) this.#indexes.set(name, new Map());
+    this.#dropManagedFields = opts.dropManagedFields ?? true;
+    this.#transform = opts.transform;
+  }
+
+  get size(): number {
+    return this.#objects.size;
+  }
+
+  get(ref: ObjectRef | string): T | undefined {
+    return this.#objects.get(typeof ref === 'string' ? ref : keyOf(ref));
+  }
+
+  list(): T[] {
+    return [...this.#objects.values()];
+  }
+
+  keys(): string[] {
+    return [...this.#objects.keys()];
+  }
+
+  entries(): IterableIterator<[string, T]> {
+    return this.#objects.entries();
+  }
+
+  byIndex(indexName: string, value: string): T[] {
+    const index = this.#indexes.get(indexName);
+    if (!index) throw new Error(`no index named ${indexName}`);
+    const keys = index.get(value);
+    if (!keys) return [];
+    const out: T[] = [];
+    for (const key of keys) {
+      const obj = this.#objects.get(key);
+      if (obj) out.push(obj);
+    }
+    return out;
+  }
+
+  /**
+   * Inserts or replaces unless the cached copy is newer. Watch events arrive in order, so 'stale' happens only
+   * when one of our own writes already put a newer version in the cache.
+   */
+  upsert(incoming: T): UpsertResult {
+    const obj = this.#trim(incoming);
+    const key = objectKey(obj);
+    const cached = this.#objects.get(key);
+    if (cached) {
+      const order = compareResourceVersions(obj.metadata.resourceVersion, cached.metadata.resourceVersion);
+      if (order !== undefined && order < 0) return 'stale';
+      if (order === 0) return 'unchanged';
+      this.#unindex(key, cached);
+    }
+    this.#objects.set(key, obj);
+    this.#index(key, obj);
+    return cached ? 'updated' : 'added';
+  }
+
+  /** Read-your-writes: cache the object a write returned, only if it is newer than what is cached. */
+  applyOwnWrite(written: T): boolean {
+    const result = this.upsert(written);
+    return result === 'added' || result === 'updated';
+  }
+
+  remove(key: string): T | undefined {
+    const cached = this.#objects.get(key);
+    if (!cached) return undefined;
+    this.#objects.delete(key);
+    this.#unindex(key, cached);
+    return cached;
+  }
+
+  clear(): void {
+    this.#objects.clear();
+    for (const index of this.#indexes.values()) index.clear();
+  }
+
+  #trim(obj: T): T {
+    let out = obj;
+    if (this.#dropManagedFields && out.metadata.managedFields) {
+      const { managedFields: _dropped, ...metadata } = out.metadata;
+      out = { ...out, metadata };
+    }
+    return this.#transform ? this.#transform(out) : out;
+  }
+
+  #index(key: string, obj: T): void {
+    for (const [name, fn] of Object.entries(this.#indexers)) {
+      const index = this.#indexes.get(name)!;
+      for (const value of fn(obj)) {
+        let keys = index.get(value);
+        if (!keys) index.set(value, (keys = new Set()));
+        keys.add(key);
+      }
+    }
+  }
+
+  #unindex(key: string, obj: T): void {
+    for (const [name, fn] of Object.entries(this.#indexers)) {
+      const index = this.#indexes.get(name)!;
+      for (const value of fn(obj)) {
+        const keys = index.get(value);
+        keys?.delete(key);
+        if (keys?.size === 0) index.delete(value);
+      }
+    }
+  }
+}
