@@ -1,8 +1,8 @@
 // CustomResourceDefinitions generated from the schemas. Plain objects, so the cdk8s constructs, the Pulumi
 // component and the tests all use the very same definitions.
 import type { TSchema } from '@sinclair/typebox';
-import { SampleDbBackupSchema } from './sampledb-backup.ts';
 import { GROUP, SampleDbSchema, VERSION } from './sampledb.ts';
+import { SampleDbBackupSchema } from './sampledb-backup.ts';
 
 export interface CustomResourceDefinition {
   apiVersion: 'apiextensions.k8s.io/v1';

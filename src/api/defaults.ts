@@ -21,7 +21,9 @@ export interface ResolvedSampleDbSpec {
   storage: Spec['storage'];
   resources: { requests: { cpu?: string; memory?: string }; limits: { cpu?: string; memory?: string } };
   postgresql: { parameters: Record<string, string> };
-  service: Required<Pick<NonNull<Spec['service']>, 'type' | 'port'>> & { annotations: Record<string, string> };
+  service: Required<Pick<NonNull<Spec['service']>, 'type' | 'port'>> & {
+    annotations: Record<string, string>;
+  };
   bootstrap: Required<Pick<NonNull<Spec['bootstrap']>, 'database' | 'owner'>> &
     Omit<NonNull<Spec['bootstrap']>, 'database' | 'owner' | 'initSQL'> & {
       initSQL?: { name: string; key: string };
@@ -46,7 +48,9 @@ export function resolveSampleDbSpec(spec: SampleDbSpec): ResolvedSampleDbSpec {
   const requests = { ...DEFAULT_RESOURCES.requests, ...resources?.requests };
   // The default memory limit never undercuts a larger request the user asked for.
   const defaultMemoryLimit =
-    compareQuantities(requests.memory, DEFAULT_RESOURCES.limits.memory) > 0 ? requests.memory : DEFAULT_RESOURCES.limits.memory;
+    compareQuantities(requests.memory, DEFAULT_RESOURCES.limits.memory) > 0
+      ? requests.memory
+      : DEFAULT_RESOURCES.limits.memory;
   return {
     ...(withSchemaDefaults as unknown as ResolvedSampleDbSpec),
     image: imageFor(withSchemaDefaults),

@@ -1,9 +1,28 @@
 // Parses Kubernetes quantities (resource.Quantity) so TypeScript can compare them the way CEL's quantity() does.
 
-const BINARY: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60 };
-const DECIMAL: Record<string, number> = { n: 1e-9, u: 1e-6, m: 1e-3, '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18 };
+const BINARY: Record<string, number> = {
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+  Pi: 2 ** 50,
+  Ei: 2 ** 60,
+};
+const DECIMAL: Record<string, number> = {
+  n: 1e-9,
+  u: 1e-6,
+  m: 1e-3,
+  '': 1,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  E: 1e18,
+};
 
-const SHAPE = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+))((?:[KMGTPE]i)|[numkMGTPE]|(?:[eE][+-]?(?:\d+(?:\.\d*)?|\.\d+)))?$/;
+const SHAPE =
+  /^([+-]?(?:\d+(?:\.\d*)?|\.\d+))((?:[KMGTPE]i)|[numkMGTPE]|(?:[eE][+-]?(?:\d+(?:\.\d*)?|\.\d+)))?$/;
 
 /** The numeric value of a quantity (bytes for memory/storage, cores for CPU), or `undefined` if it is not one. */
 export function parseQuantity(quantity: string): number | undefined {
@@ -20,6 +39,7 @@ export function parseQuantity(quantity: string): number | undefined {
 export function compareQuantities(a: string, b: string): number {
   const left = parseQuantity(a);
   const right = parseQuantity(b);
-  if (left === undefined || right === undefined) throw new Error(`not a quantity: ${left === undefined ? a : b}`);
+  if (left === undefined || right === undefined)
+    throw new Error(`not a quantity: ${left === undefined ? a : b}`);
   return Math.sign(left - right);
 }

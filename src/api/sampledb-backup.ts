@@ -20,7 +20,10 @@ export const SampleDbBackupSpecSchema = withRules(
         }),
       ),
     },
-    { description: 'Which database to back up, and how. Immutable: create a new SampleDBBackup for a new backup.' },
+    {
+      description:
+        'Which database to back up, and how. Immutable: create a new SampleDBBackup for a new backup.',
+    },
   ),
   [
     {
@@ -33,12 +36,23 @@ export const SampleDbBackupSpecSchema = withRules(
 
 export const SampleDbBackupStatusSchema = Type.Object(
   {
-    phase: Type.Optional(StringEnum(BACKUP_PHASES, { description: 'Pending, Running, Completed or Failed.' })),
-    startedAt: Type.Optional(Type.String({ format: 'date-time', description: 'When the backup Job started.' })),
-    completedAt: Type.Optional(Type.String({ format: 'date-time', description: 'When the backup completed.' })),
-    sizeBytes: Type.Optional(Type.Integer({ minimum: 0, format: 'int64', description: 'Size of the dump in bytes.' })),
+    phase: Type.Optional(
+      StringEnum(BACKUP_PHASES, { description: 'Pending, Running, Completed or Failed.' }),
+    ),
+    startedAt: Type.Optional(
+      Type.String({ format: 'date-time', description: 'When the backup Job started.' }),
+    ),
+    completedAt: Type.Optional(
+      Type.String({ format: 'date-time', description: 'When the backup completed.' }),
+    ),
+    sizeBytes: Type.Optional(
+      Type.Integer({ minimum: 0, format: 'int64', description: 'Size of the dump in bytes.' }),
+    ),
     checksum: Type.Optional(
-      Type.String({ pattern: '^sha256:[0-9a-f]{64}$', description: 'sha256 of the dump file, "sha256:<hex>".' }),
+      Type.String({
+        pattern: '^sha256:[0-9a-f]{64}$',
+        description: 'sha256 of the dump file, "sha256:<hex>".',
+      }),
     ),
     location: Type.Optional(
       Type.String({ description: 'Where the dump is: "pvc://<claim>/<path>" on the backup volume.' }),
@@ -54,7 +68,7 @@ export type SampleDbBackupSpec = Static<typeof SampleDbBackupSpecSchema>;
 export type SampleDbBackupStatus = Static<typeof SampleDbBackupStatusSchema>;
 export type BackupPhase = (typeof BACKUP_PHASES)[number];
 
-export interface SampleDbBackup {
+export interface SampleDbBackupObject {
   apiVersion: typeof API_VERSION;
   kind: 'SampleDBBackup';
   metadata: ObjectMeta;

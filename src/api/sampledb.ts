@@ -45,7 +45,8 @@ export const StorageSchema = withRules(
       size: Quantity({ description: 'Size of the data volume, e.g. "10Gi". May grow, never shrink.' }),
       storageClassName: Type.Optional(
         ObjectName({
-          description: 'StorageClass of the data volume. Default: the cluster default StorageClass. Immutable.',
+          description:
+            'StorageClass of the data volume. Default: the cluster default StorageClass. Immutable.',
         }),
       ),
     },
@@ -59,10 +60,11 @@ export const StorageSchema = withRules(
       holds: (self: { size: string }) => (parseQuantity(self.size) ?? 0) > 0,
     },
     {
-      rule: "quantity(self.size).compareTo(quantity(oldSelf.size)) >= 0",
+      rule: 'quantity(self.size).compareTo(quantity(oldSelf.size)) >= 0',
       message: 'storage size may not shrink (volumes can only grow); keep the current size or raise it',
       fieldPath: '.size',
-      holdsOnUpdate: (self: { size: string }, old: { size: string }) => compareQuantities(self.size, old.size) >= 0,
+      holdsOnUpdate: (self: { size: string }, old: { size: string }) =>
+        compareQuantities(self.size, old.size) >= 0,
     },
     {
       rule: 'has(self.storageClassName) == has(oldSelf.storageClassName) && (!has(self.storageClassName) || self.storageClassName == oldSelf.storageClassName)',
@@ -160,7 +162,12 @@ export const ServiceSchema = Type.Object(
       StringEnum(SERVICE_TYPES, { default: 'ClusterIP', description: 'Service type. Default: ClusterIP.' }),
     ),
     port: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 65535, default: 5432, description: 'Port clients connect to. Default: 5432.' }),
+      Type.Integer({
+        minimum: 1,
+        maximum: 65535,
+        default: 5432,
+        description: 'Port clients connect to. Default: 5432.',
+      }),
     ),
     annotations: Type.Optional(
       StringMap({ description: 'Annotations for the client Service (e.g. for a cloud load balancer).' }),
@@ -203,7 +210,12 @@ export const BootstrapSchema = withRules(
           {
             name: ObjectName({ description: 'ConfigMap in the same namespace.' }),
             key: Type.Optional(
-              Type.String({ minLength: 1, maxLength: 253, default: 'init.sql', description: 'Key holding the SQL. Default: "init.sql".' }),
+              Type.String({
+                minLength: 1,
+                maxLength: 253,
+                default: 'init.sql',
+                description: 'Key holding the SQL. Default: "init.sql".',
+              }),
             ),
           },
           {
@@ -227,7 +239,8 @@ export const BootstrapSchema = withRules(
   [
     {
       rule: '!(has(self.initSQL) && has(self.fromBackup))',
-      message: 'bootstrap.initSQL and bootstrap.fromBackup are mutually exclusive: a restored database keeps its own schema',
+      message:
+        'bootstrap.initSQL and bootstrap.fromBackup are mutually exclusive: a restored database keeps its own schema',
       fieldPath: '.fromBackup',
       holds: (self: { initSQL?: unknown; fromBackup?: unknown }) => !(self.initSQL && self.fromBackup),
     },
@@ -240,7 +253,8 @@ export const BootstrapSchema = withRules(
 );
 
 /** Cron macros and five-field expressions (`minute hour day-of-month month day-of-week`). */
-export const CRON_PATTERN = '^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|([^\\s]+\\s+){4}[^\\s]+)$';
+export const CRON_PATTERN =
+  '^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|([^\\s]+\\s+){4}[^\\s]+)$';
 /** Durations for retention: a number of days, hours or minutes, e.g. "30d", "12h". */
 export const DURATION_PATTERN = '^[0-9]+(d|h|m)$';
 
@@ -251,7 +265,8 @@ export const BackupSchema = withRules(
         Type.String({
           pattern: CRON_PATTERN,
           maxLength: 128,
-          description: 'Cron schedule for backups, e.g. "0 3 * * *" or "@daily". Default: no scheduled backups.',
+          description:
+            'Cron schedule for backups, e.g. "0 3 * * *" or "@daily". Default: no scheduled backups.',
         }),
       ),
       timezone: Type.Optional(
@@ -261,13 +276,19 @@ export const BackupSchema = withRules(
           description: 'IANA time zone of the schedule, e.g. "Asia/Seoul". Default: UTC.',
         }),
       ),
-      suspend: Type.Optional(Type.Boolean({ default: false, description: 'Pause scheduled backups. Default: false.' })),
+      suspend: Type.Optional(
+        Type.Boolean({ default: false, description: 'Pause scheduled backups. Default: false.' }),
+      ),
       retention: Type.Optional(
         withRules(
           Type.Object(
             {
               count: Type.Optional(
-                Type.Integer({ minimum: 1, maximum: 1000, description: 'Keep at most this many completed backups.' }),
+                Type.Integer({
+                  minimum: 1,
+                  maximum: 1000,
+                  description: 'Keep at most this many completed backups.',
+                }),
               ),
               maxAge: Type.Optional(
                 Type.String({
@@ -283,7 +304,8 @@ export const BackupSchema = withRules(
             {
               rule: 'has(self.count) || has(self.maxAge)',
               message: 'backup.retention needs count, maxAge or both',
-              holds: (self: { count?: number; maxAge?: string }) => self.count !== undefined || self.maxAge !== undefined,
+              holds: (self: { count?: number; maxAge?: string }) =>
+                self.count !== undefined || self.maxAge !== undefined,
             },
           ],
         ),
@@ -292,7 +314,9 @@ export const BackupSchema = withRules(
         withRules(
           Type.Object(
             {
-              claimName: Type.Optional(ObjectName({ description: 'An existing PVC in the same namespace to write to.' })),
+              claimName: Type.Optional(
+                ObjectName({ description: 'An existing PVC in the same namespace to write to.' }),
+              ),
               size: Type.Optional(Quantity({ description: 'Size of the backup PVC the operator creates.' })),
               storageClassName: Type.Optional(ObjectName({ description: 'StorageClass of that PVC.' })),
             },
@@ -305,10 +329,12 @@ export const BackupSchema = withRules(
           [
             {
               rule: '!has(self.claimName) || (!has(self.size) && !has(self.storageClassName))',
-              message: 'backup.volume: give either claimName (an existing PVC) or size/storageClassName, not both',
+              message:
+                'backup.volume: give either claimName (an existing PVC) or size/storageClassName, not both',
               fieldPath: '.claimName',
               holds: (self: { claimName?: string; size?: string; storageClassName?: string }) =>
-                self.claimName === undefined || (self.size === undefined && self.storageClassName === undefined),
+                self.claimName === undefined ||
+                (self.size === undefined && self.storageClassName === undefined),
             },
           ],
         ),
@@ -321,7 +347,8 @@ export const BackupSchema = withRules(
       rule: '!has(self.timezone) || has(self.schedule)',
       message: 'backup.timezone only applies to a backup.schedule; set a schedule or remove the timezone',
       fieldPath: '.timezone',
-      holds: (self: { timezone?: string; schedule?: string }) => self.timezone === undefined || self.schedule !== undefined,
+      holds: (self: { timezone?: string; schedule?: string }) =>
+        self.timezone === undefined || self.schedule !== undefined,
     },
   ],
 );
@@ -330,17 +357,20 @@ export const DELETION_POLICIES = ['Snapshot', 'Delete', 'Retain'] as const;
 
 export const DeletionSchema = Type.Object(
   {
-    policy: Type.Optional(StringEnum(DELETION_POLICIES, {
-      default: 'Snapshot',
-      description:
-        'What happens to the data when the SampleDB is deleted. Snapshot (default): a VolumeSnapshot (or a final ' +
-        'pg_dump backup when snapshots are unavailable) completes before the StatefulSet and volumes are removed. ' +
-        'Delete: remove everything. Retain: remove the workload, keep the volumes.',
-    })),
+    policy: Type.Optional(
+      StringEnum(DELETION_POLICIES, {
+        default: 'Snapshot',
+        description:
+          'What happens to the data when the SampleDB is deleted. Snapshot (default): a VolumeSnapshot (or a final ' +
+          'pg_dump backup when snapshots are unavailable) completes before the StatefulSet and volumes are removed. ' +
+          'Delete: remove everything. Retain: remove the workload, keep the volumes.',
+      }),
+    ),
     protection: Type.Optional(
       Type.Boolean({
         default: false,
-        description: 'When true, the API refuses to delete this SampleDB. Set it to false first to delete. Default: false.',
+        description:
+          'When true, the API refuses to delete this SampleDB. Set it to false first to delete. Default: false.',
       }),
     ),
   },
@@ -368,13 +398,25 @@ export const SampleDbSpecSchema = Type.Object(
   { description: 'Desired state of a SampleDB database.' },
 );
 
-export const PHASES = ['Pending', 'Provisioning', 'Ready', 'Updating', 'Upgrading', 'Deleting', 'Failed'] as const;
+export const PHASES = [
+  'Pending',
+  'Provisioning',
+  'Ready',
+  'Updating',
+  'Upgrading',
+  'Deleting',
+  'Failed',
+] as const;
 
 export const SampleDbStatusSchema = Type.Object(
   {
-    phase: Type.Optional(StringEnum(PHASES, { description: 'Summary of where the database is in its lifecycle.' })),
+    phase: Type.Optional(
+      StringEnum(PHASES, { description: 'Summary of where the database is in its lifecycle.' }),
+    ),
     conditions: Type.Optional(
-      ConditionList('Ready, Provisioned, Initialized, BackupReady, ...: detailed state with reasons and messages.'),
+      ConditionList(
+        'Ready, Provisioned, Initialized, BackupReady, ...: detailed state with reasons and messages.',
+      ),
     ),
     observedGeneration: Type.Optional(
       Type.Integer({ format: 'int64', description: 'The .metadata.generation the status was computed for.' }),
@@ -385,14 +427,20 @@ export const SampleDbStatusSchema = Type.Object(
       Type.Object(
         {
           name: Type.String({ description: 'The SampleDBBackup.' }),
-          completionTime: Type.Optional(Type.String({ format: 'date-time', description: 'When it completed.' })),
+          completionTime: Type.Optional(
+            Type.String({ format: 'date-time', description: 'When it completed.' }),
+          ),
         },
         { description: 'The most recent completed backup.' },
       ),
     ),
     binding: Type.Optional(
       Type.Object(
-        { name: Type.String({ description: 'Secret with type, host, port, database, username, password, uri.' }) },
+        {
+          name: Type.String({
+            description: 'Secret with type, host, port, database, username, password, uri.',
+          }),
+        },
         { description: 'Service Binding (servicebinding.io) provisioned-service Secret.' },
       ),
     ),
@@ -428,7 +476,7 @@ export interface ObjectMeta {
   }>;
 }
 
-export interface SampleDb {
+export interface SampleDbObject {
   apiVersion: typeof API_VERSION;
   kind: 'SampleDB';
   metadata: ObjectMeta;

@@ -26,7 +26,11 @@ export interface ValidationRule<Self = unknown> {
    */
   readonly reportAt?: string;
   /** Machine-readable reason reported by the apiserver. */
-  readonly reason?: 'FieldValueInvalid' | 'FieldValueForbidden' | 'FieldValueRequired' | 'FieldValueDuplicate';
+  readonly reason?:
+    | 'FieldValueInvalid'
+    | 'FieldValueForbidden'
+    | 'FieldValueRequired'
+    | 'FieldValueDuplicate';
   /** TypeScript twin of `rule` for values that exist (create-time and synth-time checks). */
   readonly holds?: (self: Self) => boolean;
   /** TypeScript twin of a transition rule. */
@@ -64,7 +68,8 @@ export function StringEnum<const V extends readonly string[]>(
 }
 
 /** Kubernetes quantity strings as the apiserver parses them (`resource.Quantity`), e.g. `10Gi`, `500m`, `1.5`. */
-export const QUANTITY_PATTERN = '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$';
+export const QUANTITY_PATTERN =
+  '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$';
 
 /** A quantity written as a string (the form users write in YAML), e.g. `10Gi`. */
 export function Quantity(options: SchemaOptions = {}) {
@@ -86,7 +91,11 @@ export function ObjectName(options: SchemaOptions = {}) {
  * TypeBox's Record emits `patternProperties`, which a structural CRD schema does not allow.
  */
 export function StringMap(options: SchemaOptions = {}): TUnsafe<Record<string, string>> {
-  return Type.Unsafe<Record<string, string>>({ ...options, type: 'object', additionalProperties: { type: 'string' } });
+  return Type.Unsafe<Record<string, string>>({
+    ...options,
+    type: 'object',
+    additionalProperties: { type: 'string' },
+  });
 }
 
 /** metav1.Condition, as in k8s.io/apimachinery/pkg/apis/meta/v1/types.go. */
@@ -94,12 +103,17 @@ export const ConditionSchema = Type.Object(
   {
     type: Type.String({
       maxLength: 316,
-      pattern: '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$',
+      pattern:
+        '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$',
       description: 'Type of condition in CamelCase, e.g. Ready.',
     }),
     status: StringEnum(['True', 'False', 'Unknown'] as const, { description: 'Status of the condition.' }),
     observedGeneration: Type.Optional(
-      Type.Integer({ minimum: 0, format: 'int64', description: 'The .metadata.generation the condition was set for.' }),
+      Type.Integer({
+        minimum: 0,
+        format: 'int64',
+        description: 'The .metadata.generation the condition was set for.',
+      }),
     ),
     lastTransitionTime: Type.String({
       format: 'date-time',

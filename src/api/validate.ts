@@ -3,8 +3,8 @@
 // condition instead of a crash when an object slipped past admission, e.g. written before a CRD upgrade).
 import type { TSchema } from '@sinclair/typebox';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { SampleDbBackupSchema } from './sampledb-backup.ts';
 import { SampleDbSchema } from './sampledb.ts';
+import { SampleDbBackupSchema } from './sampledb-backup.ts';
 import { rulesOf } from './schema-kit.ts';
 
 /** One problem with one field. `field` is a dotted path such as `spec.storage.size`. */
@@ -69,7 +69,10 @@ function describe(error: ErrorObject): FieldError {
     case 'required':
       return { field: join(String(error.params.missingProperty)), message: 'Required value' };
     case 'additionalProperties':
-      return { field: join(String(error.params.additionalProperty)), message: 'unknown field (check the spelling)' };
+      return {
+        field: join(String(error.params.additionalProperty)),
+        message: 'unknown field (check the spelling)',
+      };
     case 'enum':
       return {
         field,

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the tests use, only when missing (idempotent, quiet when nothing to do).
+set -euo pipefail
+
+packages=(postgresql shellcheck openssl ca-certificates)
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
+done
+if [[ ${#missing[@]} -eq 0 ]]; then
+  echo "system deps: ${packages[*]} already installed"
+else
+  echo "system deps: installing ${missing[*]}"
+  sudo=()
+  [[ $(id -u) -eq 0 ]] || sudo=(sudo)
+  "${sudo[@]}" apt-get update -q
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+command -v go >/dev/null || { echo "system deps: Go 1.26+ is required to build the control plane (https://go.dev/dl)" >&2; exit 1; }
+echo "system deps: $(go version)"

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The whole test suite, assuming dependencies are installed (scripts/test-all.sh installs them first):
+# lint, type-check, dist/ and imports/ freshness, unit tests, then integration tests on a real control plane.
+# Ends with one summary line "tests: N passed, N failed".
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+export CDK8S_CHECK_UPGRADE=false
+PATH="$PWD/node_modules/.bin:$PATH"
+
+passed=0
+failed=0
+step() { printf '\n=== %s ===\n' "$*"; }
+
+# Runs node's test runner and adds its counts to the totals.
+run_tests() {
+  local log status=0
+  log=$(mktemp)
+  node --test "$@" 2>&1 | tee "$log" || status=$?
+  local p f
+  p=$(awk '/^ℹ pass / { print $3 }' "$log" | tail -n1)
+  f=$(awk '/^ℹ fail / { print $3 }' "$log" | tail -n1)
+  rm -f "$log"
+  passed=$((passed + ${p:-0}))
+  failed=$((failed + ${f:-0}))
+  if [[ $status -ne 0 && ${f:-0} -eq 0 ]]; then failed=$((failed + 1)); fi
+}
+
+step "lint (biome, shellcheck)"
+biome check .
+shellcheck scripts/*.sh .ci/run
+
+step "type-check"
+tsc -p tsconfig.json --noEmit
+tsc -p tsconfig.imports.json
+
+step "dist/ and imports/ are fresh"
+bash scripts/synth.sh --check
+bash scripts/import.sh --check
+
+step "unit tests"
+run_tests --test-reporter=spec "test/unit/**/*.test.ts"
+
+step "control-plane binaries"
+bash scripts/build-controlplane.sh
+
+step "integration tests (real kube-apiserver, etcd, controllers, kwok; real PostgreSQL)"
+run_tests --test-concurrency=1 --test-reporter=spec "test/integration/**/*.test.ts"
+
+echo
+echo "tests: $passed passed, $failed failed"
+[[ $failed -eq 0 ]]

@@ -1,0 +1,115 @@
+// Everything the controller is allowed to do, in one table: the constructs turn it into RBAC, tests check that it has
+// no wildcard, and the controller's integration tests run under exactly these rules. When the controller starts
+// using a new verb, it is added here and nowhere else.
+
+export interface PolicyRule {
+  readonly apiGroups: readonly string[];
+  readonly resources: readonly string[];
+  readonly verbs: readonly string[];
+  /** Restricts the rule to these object names (create cannot be restricted this way). */
+  readonly resourceNames?: readonly string[];
+  /** Why the controller needs it (rendered as a comment in docs, kept here for review). */
+  readonly why: string;
+}
+
+const READ = ['get', 'list', 'watch'] as const;
+
+/** Rules on namespaced resources in the namespaces the operator watches. */
+export const WATCHED_NAMESPACE_RULES: readonly PolicyRule[] = [
+  {
+    apiGroups: ['sampledb.io'],
+    resources: ['sampledbs'],
+    verbs: [...READ, 'patch', 'update'],
+    why: 'the primary resource; update/patch to add and remove the finalizer',
+  },
+  {
+    apiGroups: ['sampledb.io'],
+    resources: ['sampledbs/status', 'sampledbbackups/status'],
+    verbs: ['get', 'patch', 'update'],
+    why: 'status is written through the status subresource',
+  },
+  {
+    apiGroups: ['sampledb.io'],
+    resources: ['sampledbs/finalizers'],
+    verbs: ['update'],
+    why: 'children set blockOwnerDeletion on their SampleDB owner reference',
+  },
+  {
+    apiGroups: ['sampledb.io'],
+    resources: ['sampledbbackups'],
+    verbs: [...READ, 'create', 'patch', 'delete'],
+    why: 'scheduled backups are created, and pruned by the retention policy',
+  },
+  {
+    apiGroups: [''],
+    resources: ['services', 'configmaps', 'secrets', 'persistentvolumeclaims'],
+    verbs: [...READ, 'create', 'patch', 'delete'],
+    why: 'children applied with server-side apply (create+patch); PVCs deleted after the deletion snapshot',
+  },
+  {
+    apiGroups: [''],
+    resources: ['pods'],
+    verbs: [...READ, 'delete'],
+    why: 'readiness and Job termination messages; delete for the failure simulation',
+  },
+  {
+    apiGroups: ['apps'],
+    resources: ['statefulsets'],
+    verbs: [...READ, 'create', 'patch', 'delete'],
+    why: 'the database workload',
+  },
+  {
+    apiGroups: ['batch'],
+    resources: ['jobs'],
+    verbs: [...READ, 'create', 'patch', 'delete'],
+    why: 'init, backup, restore and upgrade Jobs',
+  },
+  {
+    apiGroups: ['snapshot.storage.k8s.io'],
+    resources: ['volumesnapshots'],
+    verbs: [...READ, 'create', 'delete'],
+    why: 'the snapshot taken before a SampleDB with deletion.policy Snapshot is deleted',
+  },
+  {
+    apiGroups: ['events.k8s.io'],
+    resources: ['events'],
+    verbs: ['create', 'patch'],
+    why: 'Events on SampleDBs (patch to bump the series count of a repeated event)',
+  },
+];
+
+/** Cluster-scoped reads, needed even when the operator watches only some namespaces. */
+export const CLUSTER_RULES: readonly PolicyRule[] = [
+  {
+    apiGroups: ['storage.k8s.io'],
+    resources: ['storageclasses'],
+    verbs: [...READ],
+    why: 'whether a StorageClass allows volume expansion before PVCs are grown',
+  },
+  {
+    apiGroups: ['snapshot.storage.k8s.io'],
+    resources: ['volumesnapshotclasses'],
+    verbs: [...READ],
+    why: 'whether a VolumeSnapshotClass exists for the deletion snapshot',
+  },
+];
+
+/** Name of the leader-election Lease in the operator's namespace. */
+export const LEADER_ELECTION_LEASE = 'sampledb-operator';
+
+/** Rules in the operator's own namespace only. */
+export const OPERATOR_NAMESPACE_RULES: readonly PolicyRule[] = [
+  {
+    apiGroups: ['coordination.k8s.io'],
+    resources: ['leases'],
+    verbs: ['create'],
+    why: 'leader election: the first replica creates the Lease',
+  },
+  {
+    apiGroups: ['coordination.k8s.io'],
+    resources: ['leases'],
+    resourceNames: [LEADER_ELECTION_LEASE],
+    verbs: ['get', 'update'],
+    why: 'leader election: renew, take over and release only our own Lease',
+  },
+];

@@ -1,0 +1,23 @@
+// The cdk8s app behind `cdk8s synth` / `npm run synth`: writes the CRDs, the operator and the examples to dist/.
+// Deterministic on purpose (no timestamps, no random names): CI regenerates dist/ and fails on any difference.
+import { App, Chart } from 'cdk8s';
+import packageJson from '../package.json' with { type: 'json' };
+import { SampleDbCrds, SampleDbOperator } from './constructs/index.ts';
+import { ExamplesChart } from './examples/index.ts';
+
+/** Image written into dist/. Deployments pin a digest instead (see the Pulumi stack). */
+export const DIST_IMAGE = `localhost/sampledb-operator:${packageJson.version}`;
+
+const app = new App({ outdir: 'dist' });
+
+const crds = new Chart(app, 'sampledb-crds');
+new SampleDbCrds(crds, 'crds');
+
+const operator = new Chart(app, 'sampledb-operator');
+new SampleDbOperator(operator, 'operator', { image: DIST_IMAGE });
+operator.addDependency(crds);
+
+const examples = new ExamplesChart(app, 'sampledb-examples');
+examples.addDependency(crds);
+
+app.synth();

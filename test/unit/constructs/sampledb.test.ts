@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Testing } from 'cdk8s';
+import { SampleDb, SampleDbBackup, SampleDbCrds, ValidationError } from '../../../src/index.ts';
+import { INVALID_CREATES } from '../../support/invalid-sampledbs.ts';
+
+describe('SampleDb construct', () => {
+  it('emits a SampleDB with the given metadata and spec', () => {
+    const chart = Testing.chart();
+    new SampleDb(chart, 'orders', {
+      namespace: 'shop',
+      labels: { team: 'checkout' },
+      spec: { version: '16', storage: { size: '5Gi' }, deletion: { policy: 'Retain' } },
+    });
+    const [object] = Testing.synth(chart);
+    assert.deepEqual(object, {
+      apiVersion: 'sampledb.io/v1alpha1',
+      kind: 'SampleDB',
+      metadata: { name: 'orders', namespace: 'shop', labels: { team: 'checkout' } },
+      spec: { version: '16', storage: { size: '5Gi' }, deletion: { policy: 'Retain' } },
+    });
+  });
+
+  for (const invalid of INVALID_CREATES) {
+    it(`fails at synth time naming ${invalid.field} (${invalid.title})`, () => {
+      const chart = Testing.chart();
+      assert.throws(
+        () => new SampleDb(chart, 'db', { name: invalid.name ?? 'db', spec: invalid.spec as never }),
+        (error: unknown) =>
+          error instanceof ValidationError &&
+          error.errors.some((e) => e.field === invalid.field) &&
+          error.message.includes(invalid.field),
+      );
+    });
+  }
+});
+
+describe('SampleDbBackup construct', () => {
+  it('emits a backup of the named SampleDB and refuses an empty reference', () => {
+    const chart = Testing.chart();
+    new SampleDbBackup(chart, 'before-migration', { namespace: 'shop', spec: { sampleDB: { name: 'orders' } } });
+    assert.deepEqual(Testing.synth(chart)[0]?.spec, { sampleDB: { name: 'orders' } });
+    assert.throws(
+      () => new SampleDbBackup(Testing.chart(), 'bad', { spec: { sampleDB: { name: '' } } }),
+      /spec\.sampleDB\.name/,
+    );
+  });
+});
+
+describe('SampleDbCrds construct', () => {
+  it('emits both CRDs with status subresource, short names and printer columns', () => {
+    const chart = Testing.chart();
+    new SampleDbCrds(chart, 'crds');
+    const crds = Testing.synth(chart) as Array<{
+      metadata: { name: string };
+      spec: {
+        names: { shortNames: string[]; categories: string[] };
+        versions: Array<{ subresources: object; additionalPrinterColumns: Array<{ name: string }> }>;
+      };
+    }>;
+    assert.deepEqual(
+      crds.map((c) => c.metadata.name),
+      ['sampledbs.sampledb.io', 'sampledbbackups.sampledb.io'],
+    );
+    const [sampledb, backup] = crds;
+    assert.deepEqual(sampledb?.spec.names.shortNames, ['sdb']);
+    assert.deepEqual(backup?.spec.names.shortNames, ['sdbbackup']);
+    assert.ok(sampledb?.spec.names.categories.includes('sampledb'));
+    assert.deepEqual(sampledb?.spec.versions[0]?.subresources, { status: {} });
+    assert.deepEqual(
+      sampledb?.spec.versions[0]?.additionalPrinterColumns.map((c) => c.name),
+      ['Ready', 'Version', 'Phase', 'Endpoint', 'Last Backup', 'Age'],
+    );
+  });
+});
