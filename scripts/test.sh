@@ -36,6 +36,7 @@ tsc -p tsconfig.imports.json
 step "dist/ and imports/ are fresh"
 bash scripts/synth.sh --check
 bash scripts/import.sh --check
+node scripts/api-docs.ts --check
 
 step "unit tests"
 run_tests --test-reporter=spec "test/unit/**/*.test.ts"
