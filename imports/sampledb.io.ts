@@ -271,7 +271,7 @@ export interface SampleDbSpecBootstrap {
   readonly fromBackup?: SampleDbSpecBootstrapFromBackup;
 
   /**
-   * SQL run once, as the database owner, after the database is created (by the init Job). Write it idempotently.
+   * SQL run once, as the database owner, after the database is created (by the init Job), in one transaction together with the record that it ran: a failure leaves nothing behind, and statements that cannot run in a transaction (CREATE INDEX CONCURRENTLY, VACUUM) are not allowed.
    *
    * @schema SampleDbSpecBootstrap#initSQL
    */
@@ -620,7 +620,7 @@ export function toJson_SampleDbSpecBootstrapFromBackup(obj: SampleDbSpecBootstra
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
 /**
- * SQL run once, as the database owner, after the database is created (by the init Job). Write it idempotently.
+ * SQL run once, as the database owner, after the database is created (by the init Job), in one transaction together with the record that it ran: a failure leaves nothing behind, and statements that cannot run in a transaction (CREATE INDEX CONCURRENTLY, VACUUM) are not allowed.
  *
  * @schema SampleDbSpecBootstrapInitSql
  */

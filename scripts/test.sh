@@ -11,11 +11,11 @@ passed=0
 failed=0
 step() { printf '\n=== %s ===\n' "$*"; }
 
-# Runs node's test runner and adds its counts to the totals.
+# Runs a test script (node's test runner, see package.json) and adds its counts to the totals.
 run_tests() {
   local log status=0
   log=$(mktemp)
-  node --test "$@" 2>&1 | tee "$log" || status=$?
+  "$@" 2>&1 | tee "$log" || status=$?
   local p f
   p=$(awk '/^ℹ pass / { print $3 }' "$log" | tail -n1)
   f=$(awk '/^ℹ fail / { print $3 }' "$log" | tail -n1)
@@ -39,13 +39,13 @@ bash scripts/import.sh --check
 node scripts/api-docs.ts --check
 
 step "unit tests"
-run_tests --test-reporter=spec "test/unit/**/*.test.ts"
+run_tests npm run -s test:unit
 
 step "control-plane binaries"
 bash scripts/build-controlplane.sh
 
 step "integration tests (real kube-apiserver, etcd, controllers, kwok; real PostgreSQL)"
-run_tests --test-concurrency=1 --test-reporter=spec "test/integration/**/*.test.ts"
+run_tests npm run -s test:integration
 
 echo
 echo "tests: $passed passed, $failed failed"

@@ -147,6 +147,17 @@ export const PostgresqlSchema = Type.Object(
             holds: (self: Record<string, string>) =>
               !Object.keys(self).some((k) => (RESERVED_PARAMETERS as readonly string[]).includes(k)),
           },
+          {
+            rule: "self.all(k, k.matches('^[A-Za-z_][A-Za-z0-9_.]*$'))",
+            message: 'postgresql.parameters names must be PostgreSQL setting names (letters, digits, "_" and ".")',
+            holds: (self: Record<string, string>) => Object.keys(self).every((k) => /^[A-Za-z_][A-Za-z0-9_.]*$/.test(k)),
+          },
+          {
+            rule: "self.all(k, !self[k].matches('[\\\\x00-\\\\x1f]'))",
+            message: 'postgresql.parameters values may not contain control characters such as newlines',
+            // biome-ignore lint/suspicious/noControlCharactersInRegex: that is exactly what the rule refuses.
+            holds: (self: Record<string, string>) => Object.values(self).every((v) => !/[\x00-\x1f]/.test(v)),
+          },
         ],
       ),
     ),
@@ -220,7 +231,9 @@ export const BootstrapSchema = withRules(
           },
           {
             description:
-              'SQL run once, as the database owner, after the database is created (by the init Job). Write it idempotently.',
+              'SQL run once, as the database owner, after the database is created (by the init Job), in one ' +
+              'transaction together with the record that it ran: a failure leaves nothing behind, and statements ' +
+              'that cannot run in a transaction (CREATE INDEX CONCURRENTLY, VACUUM) are not allowed.',
           },
         ),
       ),

@@ -61,6 +61,18 @@ export const INVALID_CREATES: readonly InvalidCreate[] = [
     field: 'spec.bootstrap.fromBackup',
     layer: 'cel',
   },
+  {
+    title: 'postgresql parameter name not a setting name',
+    spec: spec({ postgresql: { parameters: { 'work mem': '4MB' } } }),
+    field: 'spec.postgresql.parameters',
+    layer: 'cel',
+  },
+  {
+    title: 'postgresql parameter value with a newline',
+    spec: spec({ postgresql: { parameters: { work_mem: "4MB'\nlisten_addresses = '*" } } }),
+    field: 'spec.postgresql.parameters',
+    layer: 'cel',
+  },
   { title: 'schedule not cron', spec: spec({ backup: { schedule: 'every day' } }), field: 'spec.backup.schedule', layer: 'schema' },
   {
     title: 'timezone without schedule',

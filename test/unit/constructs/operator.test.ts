@@ -9,7 +9,7 @@ import {
   ValidationError,
   WATCHED_NAMESPACE_RULES,
 } from '../../../src/index.ts';
-import { restrictedViolations } from '../../support/pod-security.ts';
+import { restrictedPodSpecViolations } from '../../support/restricted-pod-spec.ts';
 
 type Manifest = {
   kind: string;
@@ -132,7 +132,7 @@ describe('SampleDbOperator RBAC', () => {
 describe('SampleDbOperator Deployment', () => {
   it('meets PodSecurity restricted', () => {
     const pod = deploymentOf(synth()).spec.template.spec;
-    assert.deepEqual(restrictedViolations(pod as never), []);
+    assert.deepEqual(restrictedPodSpecViolations(pod as never), []);
     assert.equal(pod.containers[0]?.securityContext.readOnlyRootFilesystem, true);
   });
 

@@ -1,0 +1,136 @@
+// Logical backups: the backup PVC and the Job that runs scripts/backup.ts for one SampleDBBackup.
+import type { V1Job, V1PersistentVolumeClaim } from '@kubernetes/client-node';
+import {
+  API_VERSION,
+  parseQuantity,
+  resolveSampleDbSpec,
+  type SampleDbBackupObject,
+  type SampleDbObject,
+} from '../api/index.ts';
+import { labelsFor, nameOf, namespaceOf, ownerReferenceTo } from './meta.ts';
+import { backupDumpPath, backupJobName, namesFor } from './names.ts';
+import {
+  DATABASE_PORT,
+  databasePodHost,
+  JOB_RESOURCES,
+  literalEnv,
+  scratchVolume,
+  superuserEnv,
+  TMP_MOUNT,
+  TMP_VOLUME,
+} from './pod.ts';
+import { BACKUP_MOUNT_PATH, BACKUP_SCRIPT, backupScriptEnv } from './scripts/backup.ts';
+import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from './security.ts';
+
+export const BACKUP_CONTAINER = 'backup';
+export const BACKUP_NAME_ANNOTATION = 'sampledb.io/backup';
+export const BACKUP_BACKOFF_LIMIT = 2;
+export const TERMINATION_LOG = '/dev/termination-log';
+
+/** The PVC backups are written to: the user's `backup.volume.claimName`, or the one the operator creates. */
+export function backupClaimName(db: SampleDbObject): string {
+  return db.spec.backup?.volume?.claimName ?? namesFor(nameOf(db)).backupPvc;
+}
+
+/** Twice a quantity, keeping its unit when it is a whole number ("10Gi" → "20Gi"), else in bytes. */
+export function doubleQuantity(quantity: string): string {
+  const match = /^(\d+)([KMGTPE]i|[kMGTPE])?$/.exec(quantity);
+  if (match) return `${Number(match[1]) * 2}${match[2] ?? ''}`;
+  const value = parseQuantity(quantity);
+  if (value === undefined) throw new Error(`not a quantity: ${quantity}`);
+  return String(Math.ceil(value * 2));
+}
+
+/**
+ * The backup PVC the operator creates, or `undefined` when the user gives `backup.volume.claimName`.
+ *
+ * Deliberately NOT owned by the SampleDB: the final backup taken when a SampleDB is deleted lives here, and an
+ * owner reference would let the garbage collector delete it together with the SampleDB. The deletion policy
+ * `Delete` removes it explicitly.
+ */
+export function backupPvc(db: SampleDbObject): V1PersistentVolumeClaim | undefined {
+  if (db.spec.backup?.volume?.claimName) return undefined;
+  const volume = db.spec.backup?.volume;
+  const storageClassName = volume?.storageClassName;
+  return {
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: {
+      name: namesFor(nameOf(db)).backupPvc,
+      namespace: namespaceOf(db),
+      labels: labelsFor(db, 'backup'),
+    },
+    spec: {
+      accessModes: ['ReadWriteOnce'],
+      resources: { requests: { storage: volume?.size ?? doubleQuantity(db.spec.storage.size) } },
+      ...(storageClassName ? { storageClassName } : {}),
+    },
+  };
+}
+
+/** `status.location` of a backup: "pvc://<claim>/<sampledb>/<backup>.dump". */
+export function backupLocation(db: SampleDbObject, backupName: string): string {
+  return `pvc://${backupClaimName(db)}/${backupDumpPath(nameOf(db), backupName)}`;
+}
+
+/**
+ * The Job that takes one backup. Owned by the SampleDBBackup (deleting the backup object cleans up its Job); the
+ * result is the container's termination message, parsed by `parseBackupResult`.
+ */
+export function backupJob(db: SampleDbObject, backup: SampleDbBackupObject): V1Job {
+  const spec = resolveSampleDbSpec(db.spec);
+  const backupName = backup.metadata.name;
+  if (!backupName) throw new Error('SampleDBBackup has no metadata.name');
+  const env = backupScriptEnv({
+    host: databasePodHost(db),
+    port: DATABASE_PORT,
+    database: spec.bootstrap.database,
+    directory: `${BACKUP_MOUNT_PATH}/${nameOf(db)}`,
+    backupName,
+    terminationLog: TERMINATION_LOG,
+  });
+  const labels = labelsFor(db, 'backup');
+  return {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: {
+      name: backupJobName(backupName),
+      namespace: namespaceOf(db),
+      labels,
+      annotations: { [BACKUP_NAME_ANNOTATION]: backupName },
+      ownerReferences: [
+        ownerReferenceTo({ apiVersion: API_VERSION, kind: 'SampleDBBackup', metadata: backup.metadata }),
+      ],
+    },
+    spec: {
+      backoffLimit: BACKUP_BACKOFF_LIMIT,
+      template: {
+        metadata: { labels, annotations: { [BACKUP_NAME_ANNOTATION]: backupName } },
+        spec: {
+          restartPolicy: 'Never',
+          securityContext: restrictedPodSecurityContext(),
+          automountServiceAccountToken: false,
+          enableServiceLinks: false,
+          containers: [
+            {
+              name: BACKUP_CONTAINER,
+              image: spec.image,
+              imagePullPolicy: 'IfNotPresent',
+              command: ['sh', '-c', BACKUP_SCRIPT],
+              env: [...literalEnv(env), ...superuserEnv(db)],
+              resources: JOB_RESOURCES,
+              securityContext: restrictedContainerSecurityContext(),
+              terminationMessagePath: TERMINATION_LOG,
+              terminationMessagePolicy: 'FallbackToLogsOnError',
+              volumeMounts: [{ name: 'backups', mountPath: BACKUP_MOUNT_PATH }, TMP_MOUNT],
+            },
+          ],
+          volumes: [
+            { name: 'backups', persistentVolumeClaim: { claimName: backupClaimName(db) } },
+            scratchVolume(TMP_VOLUME),
+          ],
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,71 @@
+// The credentials Secret: generated once with a CSPRNG password, or supplied by the user.
+import { randomInt } from 'node:crypto';
+import type { V1Secret } from '@kubernetes/client-node';
+import { resolveSampleDbSpec, type SampleDbObject } from '../api/index.ts';
+import { childMeta, nameOf } from './meta.ts';
+import { namesFor } from './names.ts';
+
+export const USERNAME_KEY = 'username';
+export const PASSWORD_KEY = 'password';
+export const PASSWORD_LENGTH = 40;
+
+// Letters and digits only: no shell, SQL, URI or YAML quoting can go wrong with them; 40 of 62 symbols is ~238 bits.
+const PASSWORD_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** A uniformly random integer in [0, max); `crypto.randomInt` by default (a CSPRNG, no modulo bias). */
+export type RandomInt = (max: number) => number;
+
+export function generatePassword(length = PASSWORD_LENGTH, random: RandomInt = randomInt): string {
+  let password = '';
+  for (let i = 0; i < length; i++) password += PASSWORD_ALPHABET[random(PASSWORD_ALPHABET.length)];
+  return password;
+}
+
+/** The Secret the database pod and the Jobs read `username`/`password` from. */
+export function credentialsSecretName(db: SampleDbObject): string {
+  return db.spec.bootstrap?.credentialsSecret?.name ?? namesFor(nameOf(db)).generatedCredentialsSecret;
+}
+
+export function usesGeneratedCredentials(db: SampleDbObject): boolean {
+  return db.spec.bootstrap?.credentialsSecret === undefined;
+}
+
+const encode = (value: string) => Buffer.from(value, 'utf8').toString('base64');
+export const decodeSecretValue = (value: string | undefined) =>
+  value === undefined ? undefined : Buffer.from(value, 'base64').toString('utf8');
+
+/**
+ * The desired generated credentials Secret, or `undefined` when the user supplies one.
+ *
+ * `existing` is the Secret as it is in the cluster. A password already there is kept as it is, always: rotating it
+ * here would lock the application out of a database whose role still has the old one.
+ */
+export function credentialsSecret(
+  db: SampleDbObject,
+  existing: V1Secret | undefined,
+  random: RandomInt = randomInt,
+): V1Secret | undefined {
+  if (!usesGeneratedCredentials(db)) return undefined;
+  const owner = resolveSampleDbSpec(db.spec).bootstrap.owner;
+  // An empty value is no password at all, so it is the one case where one is generated into an existing Secret.
+  const kept = existing?.data?.[PASSWORD_KEY];
+  const password = kept ? kept : encode(generatePassword(PASSWORD_LENGTH, random));
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: childMeta(db, namesFor(nameOf(db)).generatedCredentialsSecret, 'credentials'),
+    type: 'Opaque',
+    // Immutable would stop an accidental rotation at the API too, but also a deliberate one; left mutable.
+    data: { [USERNAME_KEY]: encode(owner), [PASSWORD_KEY]: password },
+  };
+}
+
+/** Reads username/password from a credentials Secret (generated or user-supplied); `undefined` if incomplete. */
+export function readCredentials(
+  secret: V1Secret | undefined,
+): { username: string; password: string } | undefined {
+  const username = decodeSecretValue(secret?.data?.[USERNAME_KEY]) ?? secret?.stringData?.[USERNAME_KEY];
+  const password = decodeSecretValue(secret?.data?.[PASSWORD_KEY]) ?? secret?.stringData?.[PASSWORD_KEY];
+  if (!username || !password) return undefined;
+  return { username, password };
+}

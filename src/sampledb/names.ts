@@ -1,0 +1,69 @@
+// Every name the operator gives a child of a SampleDB, derived from the SampleDB's name in this one place, so the
+// builders, the reconciler, the status and the tests can never disagree about what an object is called.
+import { createHash } from 'node:crypto';
+
+/** Kubernetes label values, Job names (they become a pod label) and Service names are limited to 63 characters. */
+const MAX_LABEL_LENGTH = 63;
+
+/** The name of the data volume claim template; the StatefulSet controller names the PVC `data-<sts>-<ordinal>`. */
+export const DATA_VOLUME_CLAIM_TEMPLATE = 'data';
+
+/** Key of postgresql.conf in the config ConfigMap. */
+export const POSTGRESQL_CONF_KEY = 'postgresql.conf';
+
+export interface SampleDbNames {
+  readonly statefulSet: string;
+  readonly headlessService: string;
+  readonly clientService: string;
+  /** The generated credentials Secret (unused when the user supplies `bootstrap.credentialsSecret`). */
+  readonly generatedCredentialsSecret: string;
+  readonly connectionConfigMap: string;
+  readonly bindingSecret: string;
+  readonly configConfigMap: string;
+  readonly initJob: string;
+  /** The backup PVC the operator creates (unused when `backup.volume.claimName` is given). */
+  readonly backupPvc: string;
+  readonly dataVolumeClaimTemplate: string;
+  /** The data PVC of the single pod. */
+  readonly dataPvc: string;
+  readonly pod: string;
+}
+
+export function namesFor(sampleDbName: string): SampleDbNames {
+  return {
+    statefulSet: sampleDbName,
+    headlessService: `${sampleDbName}-headless`,
+    clientService: sampleDbName,
+    generatedCredentialsSecret: `${sampleDbName}-credentials`,
+    connectionConfigMap: `${sampleDbName}-connection`,
+    bindingSecret: `${sampleDbName}-binding`,
+    configConfigMap: `${sampleDbName}-config`,
+    initJob: `${sampleDbName}-init`,
+    backupPvc: `${sampleDbName}-backups`,
+    dataVolumeClaimTemplate: DATA_VOLUME_CLAIM_TEMPLATE,
+    dataPvc: `${DATA_VOLUME_CLAIM_TEMPLATE}-${sampleDbName}-0`,
+    pod: `${sampleDbName}-0`,
+  };
+}
+
+/**
+ * `base-suffix` when it fits in 63 characters; otherwise `base` is cut and a hash of the full name keeps distinct
+ * long names distinct. SampleDBBackup names may be up to 253 characters, their Jobs may not.
+ */
+export function boundedName(base: string, suffix: string): string {
+  const full = `${base}-${suffix}`;
+  if (full.length <= MAX_LABEL_LENGTH) return full;
+  const hash = createHash('sha256').update(full).digest('hex').slice(0, 8);
+  const room = MAX_LABEL_LENGTH - suffix.length - hash.length - 2;
+  return `${base.slice(0, room).replace(/[-.]+$/, '')}-${hash}-${suffix}`;
+}
+
+/** The Job that runs one SampleDBBackup. */
+export function backupJobName(backupName: string): string {
+  return boundedName(backupName, 'backup');
+}
+
+/** Where a backup's dump lives, relative to the root of the backup volume. */
+export function backupDumpPath(sampleDbName: string, backupName: string): string {
+  return `${sampleDbName}/${backupName}.dump`;
+}

@@ -1,0 +1,277 @@
+// SampleDB status from what is observed in the cluster: pure, so every situation is a unit test.
+//
+// Conditions: Provisioned (the database pod runs and is ready), Initialized (the init Job succeeded), Configured
+// (every postgresql parameter was applied) and Ready (clients can use it now). Reasons are CamelCase and stable;
+// messages say what is wrong and what to do about it.
+import type {
+  V1ConfigMap,
+  V1ContainerStatus,
+  V1Job,
+  V1PersistentVolumeClaim,
+  V1Pod,
+  V1Secret,
+  V1StatefulSet,
+} from '@kubernetes/client-node';
+import {
+  type FieldError,
+  type Phase,
+  resolveSampleDbSpec,
+  type SampleDbObject,
+  type SampleDbStatus,
+} from '../api/index.ts';
+import { type Condition, type ConditionInput, mergeConditions } from '../runtime/conditions.ts';
+import { endpointString } from './connection.ts';
+import {
+  credentialsSecretName,
+  PASSWORD_KEY,
+  USERNAME_KEY,
+  usesGeneratedCredentials,
+} from './credentials.ts';
+import { nameOf } from './meta.ts';
+import { namesFor } from './names.ts';
+import { postgresConfig } from './postgres-config.ts';
+
+export const CONDITION_READY = 'Ready';
+export const CONDITION_PROVISIONED = 'Provisioned';
+export const CONDITION_INITIALIZED = 'Initialized';
+export const CONDITION_CONFIGURED = 'Configured';
+
+/** What the reconciler observed; anything absent was not found. */
+export interface ObservedChildren {
+  statefulSet?: V1StatefulSet;
+  /** The database pod (`<name>-0`). */
+  pod?: V1Pod;
+  dataPvc?: V1PersistentVolumeClaim;
+  /** The credentials Secret (generated or the user's). */
+  credentialsSecret?: V1Secret;
+  /** The ConfigMap named by bootstrap.initSQL, when there is one. */
+  initSqlConfigMap?: V1ConfigMap;
+  initJob?: V1Job;
+  /** Pods of the init Job, to quote why the last one failed. */
+  initJobPods?: readonly V1Pod[];
+  bindingSecret?: V1Secret;
+  /** Problems with the spec found by the validator (objects that slipped past admission). */
+  specErrors?: readonly FieldError[];
+}
+
+type Check =
+  | { ok: true; reason: string; message: string }
+  | { ok: false; reason: string; message: string; fatal?: boolean };
+
+const ok = (reason: string, message: string): Check => ({ ok: true, reason, message });
+const notYet = (reason: string, message: string): Check => ({ ok: false, reason, message });
+const failed = (reason: string, message: string): Check => ({ ok: false, reason, message, fatal: true });
+
+const hasKey = (secret: V1Secret | undefined, key: string) =>
+  Boolean(secret?.data?.[key] ?? secret?.stringData?.[key]);
+
+function checkCredentials(db: SampleDbObject, secret: V1Secret | undefined): Check | undefined {
+  const name = credentialsSecretName(db);
+  if (!secret) {
+    return usesGeneratedCredentials(db)
+      ? notYet('CredentialsPending', `Creating the credentials Secret ${name}.`)
+      : notYet(
+          'CredentialsSecretNotFound',
+          `Secret ${name} (bootstrap.credentialsSecret) was not found: create it in this namespace with keys "username" and "password".`,
+        );
+  }
+  const missing = [USERNAME_KEY, PASSWORD_KEY].filter((key) => !hasKey(secret, key));
+  if (missing.length > 0) {
+    return failed(
+      'CredentialsSecretInvalid',
+      `Secret ${name} has no ${missing.map((k) => `"${k}"`).join(' or ')} key: add ${missing.length > 1 ? 'them' : 'it'} (non-empty).`,
+    );
+  }
+  return undefined;
+}
+
+function checkInitSql(db: SampleDbObject, configMap: V1ConfigMap | undefined): Check | undefined {
+  const initSql = resolveSampleDbSpec(db.spec).bootstrap.initSQL;
+  if (!initSql) return undefined;
+  if (!configMap) {
+    return notYet(
+      'InitSQLNotFound',
+      `ConfigMap ${initSql.name} (bootstrap.initSQL) was not found: create it with the SQL under key "${initSql.key}".`,
+    );
+  }
+  if (configMap.data?.[initSql.key] === undefined) {
+    return failed(
+      'InitSQLKeyNotFound',
+      `ConfigMap ${initSql.name} has no key "${initSql.key}": add the SQL under that key, or set bootstrap.initSQL.key.`,
+    );
+  }
+  return undefined;
+}
+
+const BROKEN_WAITING_REASONS: Record<string, string> = {
+  ErrImagePull: 'the image cannot be pulled: check spec.version and spec.image',
+  ImagePullBackOff: 'the image cannot be pulled: check spec.version and spec.image',
+  InvalidImageName: 'the image name is invalid: check spec.image',
+  CreateContainerConfigError: 'the container cannot be configured (often a missing Secret or ConfigMap key)',
+  CrashLoopBackOff: 'PostgreSQL keeps crashing: check the pod log and spec.postgresql.parameters',
+};
+
+function lastTermination(status: V1ContainerStatus | undefined): string | undefined {
+  const terminated = status?.state?.terminated ?? status?.lastState?.terminated;
+  const text = terminated?.message?.trim() || terminated?.reason;
+  return text ? text.slice(-1024) : undefined;
+}
+
+function checkDatabasePod(db: SampleDbObject, observed: ObservedChildren): Check {
+  const names = namesFor(nameOf(db));
+  const sts = observed.statefulSet;
+  if (!sts) return notYet('StatefulSetPending', `Creating StatefulSet ${names.statefulSet}.`);
+  if ((sts.status?.readyReplicas ?? 0) >= 1) {
+    return ok('DatabaseReady', `PostgreSQL in pod ${names.pod} is accepting connections.`);
+  }
+  const pvcPhase = observed.dataPvc?.status?.phase;
+  if (observed.dataPvc && pvcPhase !== 'Bound') {
+    return notYet(
+      'VolumePending',
+      `PersistentVolumeClaim ${names.dataPvc} is ${pvcPhase ?? 'not bound'}: check spec.storage.storageClassName and that the cluster can provision volumes (kubectl describe pvc ${names.dataPvc}).`,
+    );
+  }
+  const pod = observed.pod;
+  if (!pod) return notYet('PodPending', `Waiting for pod ${names.pod} to be created.`);
+  const scheduled = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
+  if (scheduled?.status === 'False') {
+    return notYet(
+      'Unschedulable',
+      `Pod ${names.pod} cannot be scheduled: ${scheduled.message ?? scheduled.reason ?? 'no node fits'}. Lower spec.resources or add capacity.`,
+    );
+  }
+  const container =
+    pod.status?.containerStatuses?.find((c) => c.name === 'postgres') ?? pod.status?.containerStatuses?.[0];
+  const waiting = container?.state?.waiting?.reason;
+  if (waiting && BROKEN_WAITING_REASONS[waiting]) {
+    const detail = container?.state?.waiting?.message ?? lastTermination(container);
+    return failed(
+      waiting,
+      `Pod ${names.pod}: ${BROKEN_WAITING_REASONS[waiting]}.${detail ? ` ${detail}` : ''}`,
+    );
+  }
+  return notYet('PodNotReady', `Pod ${names.pod} is starting; PostgreSQL is not accepting connections yet.`);
+}
+
+function jobCondition(job: V1Job, type: string) {
+  return job.status?.conditions?.find((c) => c.type === type && c.status === 'True');
+}
+
+function checkInitJob(db: SampleDbObject, observed: ObservedChildren): Check {
+  const name = namesFor(nameOf(db)).initJob;
+  const job = observed.initJob;
+  if (!job)
+    return notYet('InitJobPending', `Job ${name} will initialize the database once it is provisioned.`);
+  if (jobCondition(job, 'Complete') || (job.status?.succeeded ?? 0) > 0) {
+    return ok('InitJobSucceeded', `Job ${name} created the role and database and ran the bootstrap.`);
+  }
+  const failure = jobCondition(job, 'Failed');
+  if (failure) {
+    const podMessage = [...(observed.initJobPods ?? [])]
+      .sort((a, b) =>
+        String(a.metadata?.creationTimestamp ?? '').localeCompare(
+          String(b.metadata?.creationTimestamp ?? ''),
+        ),
+      )
+      .map((pod) => lastTermination(pod.status?.containerStatuses?.[0]))
+      .filter((m) => m !== undefined)
+      .at(-1);
+    return failed(
+      'InitJobFailed',
+      `Job ${name} failed (${failure.reason ?? 'Failed'}${failure.message ? `: ${failure.message}` : ''})` +
+        `${podMessage ? `; last error: ${podMessage}` : ''}. Fix the cause (bootstrap SQL, credentials), then delete Job ${name} to retry.`,
+    );
+  }
+  return notYet('Initializing', `Job ${name} is initializing the database.`);
+}
+
+/** A spec change the StatefulSet controller has not finished rolling out. */
+function rolloutInProgress(sts: V1StatefulSet | undefined): boolean {
+  if (!sts) return false;
+  const status = sts.status;
+  if ((status?.observedGeneration ?? 0) < (sts.metadata?.generation ?? 0)) return true;
+  if (status?.updateRevision && status.currentRevision && status.updateRevision !== status.currentRevision)
+    return true;
+  return (status?.updatedReplicas ?? 1) < (sts.spec?.replicas ?? 1);
+}
+
+const toInput = (type: string, check: Check, generation: number | undefined): ConditionInput => ({
+  type,
+  status: check.ok ? 'True' : 'False',
+  reason: check.reason,
+  message: check.message,
+  ...(generation !== undefined ? { observedGeneration: generation } : {}),
+});
+
+export function sampleDbStatus(
+  db: SampleDbObject,
+  observed: ObservedChildren,
+  now: Date = new Date(),
+): SampleDbStatus {
+  const generation = db.metadata.generation;
+  const previous = (db.status?.conditions ?? []) as Condition[];
+  const base = { observedGeneration: generation, endpoint: endpointString(db) };
+
+  if (observed.specErrors && observed.specErrors.length > 0) {
+    const message = `The spec is invalid: ${observed.specErrors.map((e) => `${e.field}: ${e.message}`).join('; ')}. Fix the SampleDB spec.`;
+    const invalid = failed('InvalidSpec', message);
+    return {
+      ...db.status,
+      ...base,
+      phase: 'Failed',
+      conditions: mergeConditions(previous, [toInput(CONDITION_READY, invalid, generation)], now),
+    };
+  }
+
+  const spec = resolveSampleDbSpec(db.spec);
+  const rejected = postgresConfig(spec).rejected;
+  const configured =
+    rejected.length === 0
+      ? ok('ParametersApplied', 'All spec.postgresql.parameters are applied.')
+      : notYet(
+          'ParametersRejected',
+          `Not applied: ${rejected.map((r) => `${r.name} (${r.reason})`).join(', ')}. Remove or fix them in spec.postgresql.parameters.`,
+        );
+
+  const inputProblem =
+    checkCredentials(db, observed.credentialsSecret) ?? checkInitSql(db, observed.initSqlConfigMap);
+  const provisioned = inputProblem ?? checkDatabasePod(db, observed);
+  const initialized = inputProblem ?? checkInitJob(db, observed);
+  const updating = provisioned.ok && initialized.ok && rolloutInProgress(observed.statefulSet);
+  const deleting = Boolean(db.metadata.deletionTimestamp);
+
+  let ready: Check;
+  if (deleting) ready = notYet('Deleting', 'The SampleDB is being deleted.');
+  else if (!provisioned.ok) ready = provisioned;
+  else if (!initialized.ok) ready = initialized;
+  else if (updating)
+    ready = notYet('RollingOut', 'A spec change is rolling out; the pod restarts with the new settings.');
+  else ready = ok('Ready', `PostgreSQL accepts connections at ${endpointString(db)}.`);
+
+  let phase: Phase;
+  if (deleting) phase = 'Deleting';
+  else if ((!provisioned.ok && provisioned.fatal) || (!initialized.ok && initialized.fatal)) phase = 'Failed';
+  else if (ready.ok) phase = 'Ready';
+  else if (updating) phase = 'Updating';
+  else if (inputProblem || !observed.statefulSet) phase = 'Pending';
+  else phase = 'Provisioning';
+
+  const conditions = mergeConditions(
+    previous,
+    [
+      toInput(CONDITION_READY, ready, generation),
+      toInput(CONDITION_PROVISIONED, provisioned, generation),
+      toInput(CONDITION_INITIALIZED, initialized, generation),
+      toInput(CONDITION_CONFIGURED, configured, generation),
+    ],
+    now,
+  );
+  return {
+    ...db.status,
+    ...base,
+    phase,
+    conditions,
+    ...(ready.ok ? { currentVersion: spec.version } : {}),
+    ...(observed.bindingSecret ? { binding: { name: namesFor(nameOf(db)).bindingSecret } } : {}),
+  };
+}

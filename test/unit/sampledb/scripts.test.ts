@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { BACKUP_SCRIPT, parseBackupResult } from '../../../src/sampledb/scripts/backup.ts';
+import { INIT_SCRIPT } from '../../../src/sampledb/scripts/init.ts';
+import { RESTORE_SCRIPT } from '../../../src/sampledb/scripts/restore.ts';
+
+const scripts = { init: INIT_SCRIPT, backup: BACKUP_SCRIPT, restore: RESTORE_SCRIPT };
+const hasShellcheck = spawnSync('shellcheck', ['--version']).status === 0;
+
+describe('data-path scripts', () => {
+  for (const [name, script] of Object.entries(scripts)) {
+    it(`${name} is valid POSIX sh`, () => {
+      const result = spawnSync('sh', ['-n', '-c', script], { encoding: 'utf8' });
+      assert.equal(result.status, 0, result.stderr);
+    });
+
+    it(`${name} is shellcheck-clean`, { skip: hasShellcheck ? false : 'shellcheck is not installed' }, () => {
+      const dir = mkdtempSync(join(tmpdir(), 'sampledb-sh-'));
+      try {
+        const file = join(dir, `${name}.sh`);
+        writeFileSync(file, script);
+        const result = spawnSync('shellcheck', ['--shell=sh', '--severity=style', file], {
+          encoding: 'utf8',
+        });
+        assert.equal(result.status, 0, result.stdout);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
+
+  it('quote identifiers with %I and literals with %L, never by string concatenation', () => {
+    assert.match(INIT_SCRIPT, /format\('CREATE ROLE %I LOGIN'/);
+    assert.match(INIT_SCRIPT, /format\('CREATE DATABASE %I OWNER %I'/);
+    assert.match(INIT_SCRIPT, /PASSWORD %L/);
+  });
+});
+
+describe('parseBackupResult', () => {
+  const checksum = `sha256:${'a'.repeat(64)}`;
+
+  it('reads the final JSON line', () => {
+    assert.deepEqual(parseBackupResult(`log line\n{"sizeBytes":42,"checksum":"${checksum}"}\n`), {
+      sizeBytes: 42,
+      checksum,
+    });
+  });
+
+  it('rejects anything else', () => {
+    for (const text of [
+      undefined,
+      '',
+      'Error: pg_dump failed',
+      '{"sizeBytes":-1,"checksum":"sha256:00"}',
+      `{"sizeBytes":"42","checksum":"${checksum}"}`,
+      '{"sizeBytes":42,"checksum":"md5:abc"}',
+      '{not json',
+    ]) {
+      assert.equal(parseBackupResult(text), undefined, String(text));
+    }
+  });
+});
