@@ -38,6 +38,10 @@ bash scripts/synth.sh --check
 bash scripts/import.sh --check
 node scripts/api-docs.ts --check
 
+step "build the library (lib/, what the npm package exports)"
+rm -rf lib
+tsc -p tsconfig.build.json
+
 step "unit tests"
 run_tests npm run -s test:unit
 
