@@ -6,7 +6,13 @@ import {
   type ResponseContext,
 } from '@kubernetes/client-node';
 import type { RuntimeMetrics } from './metrics.ts';
-import { collectionPath, type KubeObject, type ObjectRef, objectPath, type ResourceType } from './resource.ts';
+import {
+  collectionPath,
+  type KubeObject,
+  type ObjectRef,
+  objectPath,
+  type ResourceType,
+} from './resource.ts';
 
 /** A non-2xx answer from the apiserver, carrying the metav1.Status reason when there is one. */
 export class ApiError extends Error {
@@ -202,7 +208,10 @@ export class KubeHttp {
    * Opens a watch with bookmarks and yields its events. The stream ends when the server closes it; aborting
    * `signal` ends it too (the pending read rejects with an AbortError).
    */
-  async watch<T extends KubeObject>(rt: ResourceType, opts: WatchOptions): Promise<AsyncIterable<WatchEvent<T>>> {
+  async watch<T extends KubeObject>(
+    rt: ResourceType,
+    opts: WatchOptions,
+  ): Promise<AsyncIterable<WatchEvent<T>>> {
     const connect = new AbortController();
     const connectTimer = setTimeout(
       () => connect.abort(new DOMException('watch connect timeout', 'TimeoutError')),
@@ -239,9 +248,15 @@ export class KubeHttp {
     return readLines<T>(stream);
   }
 
-  async #send(method: HttpMethod, path: string, opts: RequestOptions, signal: AbortSignal): Promise<ResponseContext> {
+  async #send(
+    method: HttpMethod,
+    path: string,
+    opts: RequestOptions,
+    signal: AbortSignal,
+  ): Promise<ResponseContext> {
     const url = new URL(this.server + path);
-    for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    for (const [k, v] of Object.entries(opts.query ?? {}))
+      if (v !== undefined) url.searchParams.set(k, String(v));
     const ctx = new RequestContext(url.toString(), method);
     const auth = await this.#authentication();
     for (const [k, v] of Object.entries(auth.headers)) ctx.setHeaderParam(k, v);
@@ -256,7 +271,11 @@ export class KubeHttp {
     const verb = opts.query?.watch ? 'WATCH' : method;
     try {
       const response = await this.#library.send(ctx).toPromise();
-      this.#metrics?.restClientRequests.inc({ code: String(response.httpStatusCode), method: verb, host: this.#host });
+      this.#metrics?.restClientRequests.inc({
+        code: String(response.httpStatusCode),
+        method: verb,
+        host: this.#host,
+      });
       return response;
     } catch (err) {
       this.#metrics?.restClientRequests.inc({ code: '<error>', method: verb, host: this.#host });

@@ -103,7 +103,10 @@ export class WorkQueue {
 
   addAfter(key: string, delayMs: number): void {
     if (this.#shuttingDown) return;
-    if (delayMs <= 0) return this.add(key);
+    if (delayMs <= 0) {
+      this.add(key);
+      return;
+    }
     const at = this.#clock.now() + delayMs;
     const pending = this.#delayed.get(key);
     if (pending && pending.at <= at) return;
@@ -214,7 +217,8 @@ export class WorkQueue {
     const now = this.#clock.now();
     const added = this.#addedAt.get(key);
     this.#addedAt.delete(key);
-    if (added !== undefined) this.#metrics?.workqueueQueueDuration.observe(this.#labels, (now - added) / 1000);
+    if (added !== undefined)
+      this.#metrics?.workqueueQueueDuration.observe(this.#labels, (now - added) / 1000);
     this.#dirty.delete(key);
     this.#processing.add(key);
     this.#startedAt.set(key, now);

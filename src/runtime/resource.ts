@@ -79,7 +79,9 @@ export function refOf(obj: KubeObject): ObjectRef {
 
 export function parseKey(key: string): ObjectRef {
   const slash = key.indexOf('/');
-  return slash < 0 ? { namespace: '', name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+  return slash < 0
+    ? { namespace: '', name: key }
+    : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
 }
 
 /**

@@ -26,6 +26,8 @@ export class Store<T extends KubeObject> {
   readonly #indexes = new Map<string, Map<string, Set<string>>>();
   readonly #dropManagedFields: boolean;
   readonly #transform: ((obj: T) => T) | undefined;
+  /** resourceVersion at which we deleted a key ourselves; older watch events for it are not resurrected. */
+  readonly #tombstones = new Map<string, string | undefined>();
 
   constructor(opts: StoreOptions<T> = {}) {
     this.#indexers = {
@@ -78,6 +80,11 @@ export class Store<T extends KubeObject> {
   upsert(incoming: T): UpsertResult {
     const obj = this.#trim(incoming);
     const key = objectKey(obj);
+    if (this.#tombstones.has(key)) {
+      const order = compareResourceVersions(obj.metadata.resourceVersion, this.#tombstones.get(key));
+      if (order === undefined || order <= 0) return 'stale';
+      this.#tombstones.delete(key);
+    }
     const cached = this.#objects.get(key);
     if (cached) {
       const order = compareResourceVersions(obj.metadata.resourceVersion, cached.metadata.resourceVersion);
@@ -96,7 +103,14 @@ export class Store<T extends KubeObject> {
     return result === 'added' || result === 'updated';
   }
 
+  /** Read-your-writes for deletes: drop the object now and ignore older watch events for it. */
+  applyOwnDelete(key: string, resourceVersion: string | undefined): void {
+    this.remove(key);
+    this.#tombstones.set(key, resourceVersion);
+  }
+
   remove(key: string): T | undefined {
+    this.#tombstones.delete(key);
     const cached = this.#objects.get(key);
     if (!cached) return undefined;
     this.#objects.delete(key);
@@ -106,6 +120,7 @@ export class Store<T extends KubeObject> {
 
   clear(): void {
     this.#objects.clear();
+    this.#tombstones.clear();
     for (const index of this.#indexes.values()) index.clear();
   }
 
@@ -122,9 +137,9 @@ export class Store<T extends KubeObject> {
     for (const [name, fn] of Object.entries(this.#indexers)) {
       const index = this.#indexes.get(name)!;
       for (const value of fn(obj)) {
-        let keys = index.get(value);
-        if (!keys) index.set(value, (keys = new Set()));
-        keys.add(key);
+        const keys = index.get(value);
+        if (keys) keys.add(key);
+        else index.set(value, new Set([key]));
       }
     }
   }

@@ -1,0 +1,262 @@
+import { randomBytes } from 'node:crypto';
+import type { InformerCache } from './cache.ts';
+import { metaTime } from './conditions.ts';
+import { ApiError, type DeleteOptions, type KubeHttp, type PatchType } from './http.ts';
+import { type KubeObject, keyOf, type ObjectRef, type ResourceType, refOf } from './resource.ts';
+
+export const defaultFieldManager = 'sampledb-operator';
+
+export const eventsResource: ResourceType = {
+  group: 'events.k8s.io',
+  version: 'v1',
+  plural: 'events',
+  kind: 'Event',
+  namespaced: true,
+};
+
+/** The write lost a race with another writer; the reconcile should retry from a fresher cache. */
+export class ConflictError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConflictError';
+  }
+}
+
+export interface EventInput {
+  regarding: KubeObject;
+  type: 'Normal' | 'Warning';
+  reason: string;
+  action: string;
+  note: string;
+}
+
+export interface ClientOptions {
+  http: KubeHttp;
+  /** Writes are fed back into this cache (read-your-writes). */
+  cache?: InformerCache;
+  fieldManager?: string;
+  /** events.k8s.io reportingController, e.g. 'example.com/my-operator'. */
+  reportingController?: string;
+  reportingInstance?: string;
+  /** Repeats of one event within this window bump its series instead of creating a new Event. */
+  eventSeriesWindowMs?: number;
+  now?: () => Date;
+}
+
+type SeenEvent = { name: string; namespace: string; count: number; last: number };
+
+/**
+ * The writes a controller makes: server-side apply, status, finalizers with optimistic concurrency, events.
+ * Every object the apiserver returns goes into the cache at once, so the next reconcile never acts on stale data.
+ */
+export class Client {
+  readonly fieldManager: string;
+  readonly #http: KubeHttp;
+  readonly #cache: InformerCache | undefined;
+  readonly #opts: ClientOptions;
+  readonly #events = new Map<string, SeenEvent>();
+  readonly #now: () => Date;
+
+  constructor(opts: ClientOptions) {
+    this.#http = opts.http;
+    this.#cache = opts.cache;
+    this.#opts = opts;
+    this.fieldManager = opts.fieldManager ?? defaultFieldManager;
+    this.#now = opts.now ?? (() => new Date());
+  }
+
+  /** Cached read (no API call); undefined when absent or not watched. */
+  get<T extends KubeObject>(rt: ResourceType, ref: ObjectRef): T | undefined {
+    return this.#cache?.storeFor<T>(rt)?.get(ref);
+  }
+
+  list<T extends KubeObject>(rt: ResourceType): T[] {
+    return this.#cache?.storeFor<T>(rt)?.list() ?? [];
+  }
+
+  /** Server-side apply of the fields we own; `force` takes over fields another manager set. */
+  async apply<T extends KubeObject>(
+    rt: ResourceType,
+    obj: KubeObject,
+    opts: { force?: boolean } = {},
+  ): Promise<T> {
+    const written = await this.#http.apply<T>(rt, obj, {
+      fieldManager: this.fieldManager,
+      force: opts.force ?? true,
+    });
+    return this.#remember(rt, written);
+  }
+
+  /** Creates an object (no apply): for objects that must be written once and never overwritten. */
+  async create<T extends KubeObject>(rt: ResourceType, obj: T): Promise<T> {
+    const written = await this.#http.create<T>(rt, obj, { fieldManager: this.fieldManager });
+    return this.#remember(rt, written);
+  }
+
+  /** Server-side apply to the status subresource. */
+  async applyStatus<T extends KubeObject>(rt: ResourceType, obj: KubeObject): Promise<T> {
+    const written = await this.#http.apply<T>(rt, obj, {
+      fieldManager: this.fieldManager,
+      force: true,
+      subresource: 'status',
+    });
+    return this.#remember(rt, written);
+  }
+
+  async patchStatus<T extends KubeObject>(
+    rt: ResourceType,
+    ref: ObjectRef,
+    patch: unknown,
+    type: PatchType = 'merge',
+  ): Promise<T> {
+    const written = await this.#http.patch<T>(rt, ref, patch, type, {
+      subresource: 'status',
+      fieldManager: this.fieldManager,
+    });
+    return this.#remember(rt, written);
+  }
+
+  async patch<T extends KubeObject>(
+    rt: ResourceType,
+    ref: ObjectRef,
+    patch: unknown,
+    type: PatchType,
+  ): Promise<T> {
+    const written = await this.#http.patch<T>(rt, ref, patch, type, { fieldManager: this.fieldManager });
+    return this.#remember(rt, written);
+  }
+
+  /**
+   * Adds a finalizer with a JSON patch guarded by a resourceVersion test, so it cannot clobber a concurrent change
+   * to the list. No-op if present. Throws ConflictError when `obj` is stale.
+   */
+  async addFinalizer<T extends KubeObject>(rt: ResourceType, obj: T, finalizer: string): Promise<T> {
+    const finalizers = obj.metadata.finalizers;
+    if (finalizers?.includes(finalizer)) return obj;
+    const ops = [
+      { op: 'test', path: '/metadata/resourceVersion', value: obj.metadata.resourceVersion },
+      finalizers
+        ? { op: 'add', path: '/metadata/finalizers/-', value: finalizer }
+        : { op: 'add', path: '/metadata/finalizers', value: [finalizer] },
+    ];
+    return this.#guardedPatch(rt, obj, ops);
+  }
+
+  /** Removes a finalizer under the same resourceVersion guard. No-op if absent. */
+  async removeFinalizer<T extends KubeObject>(rt: ResourceType, obj: T, finalizer: string): Promise<T> {
+    const index = obj.metadata.finalizers?.indexOf(finalizer) ?? -1;
+    if (index < 0) return obj;
+    const ops = [
+      { op: 'test', path: '/metadata/resourceVersion', value: obj.metadata.resourceVersion },
+      { op: 'test', path: `/metadata/finalizers/${index}`, value: finalizer },
+      { op: 'remove', path: `/metadata/finalizers/${index}` },
+    ];
+    return this.#guardedPatch(rt, obj, ops);
+  }
+
+  /**
+   * Deletes with uid/resourceVersion preconditions. Returns false when the object was already gone. The cache
+   * forgets the object at once unless finalizers keep it (then it caches the terminating object).
+   */
+  async delete(rt: ResourceType, ref: ObjectRef, opts: DeleteOptions = {}): Promise<boolean> {
+    try {
+      const response = (await this.#http.delete(rt, ref, opts)) as Partial<KubeObject> | undefined;
+      const store = this.#cache?.storeFor(rt);
+      if (response?.metadata?.deletionTimestamp && response.metadata.finalizers?.length) {
+        store?.applyOwnWrite(response as KubeObject);
+      } else {
+        store?.applyOwnDelete(keyOf(ref), response?.metadata?.resourceVersion);
+      }
+      return true;
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) return false;
+      if (err instanceof ApiError && err.status === 409) throw new ConflictError(err.message);
+      throw err;
+    }
+  }
+
+  /**
+   * Records an events.k8s.io/v1 Event. A repeat of the same (object, type, reason, action, note) within the series
+   * window patches the existing Event's series instead of creating another object.
+   */
+  async event(input: EventInput): Promise<void> {
+    const { regarding } = input;
+    const namespace = regarding.metadata.namespace || 'default';
+    const dedupKey = [regarding.metadata.uid, input.type, input.reason, input.action, input.note].join(
+      '\u0000',
+    );
+    const now = this.#now();
+    const windowMs = this.#opts.eventSeriesWindowMs ?? 6 * 60_000;
+    const seen = this.#events.get(dedupKey);
+    if (seen && now.getTime() - seen.last < windowMs) {
+      seen.count++;
+      seen.last = now.getTime();
+      try {
+        await this.#http.patch(
+          eventsResource,
+          { namespace: seen.namespace, name: seen.name },
+          { series: { count: seen.count, lastObservedTime: microTime(now) } },
+          'merge',
+        );
+        return;
+      } catch (err) {
+        if (!(err instanceof ApiError && err.status === 404)) throw err;
+        // The Event expired meanwhile: fall through and create a fresh one.
+      }
+    }
+    this.#pruneEvents(now.getTime(), windowMs);
+    const name = `${regarding.metadata.name}.${randomBytes(8).toString('hex')}`;
+    await this.#http.create(eventsResource, {
+      apiVersion: 'events.k8s.io/v1',
+      kind: 'Event',
+      metadata: { name, namespace },
+      eventTime: microTime(now),
+      type: input.type,
+      reason: input.reason,
+      action: input.action,
+      note: input.note.slice(0, 1024),
+      reportingController: this.#opts.reportingController ?? this.fieldManager,
+      reportingInstance: this.#opts.reportingInstance ?? this.fieldManager,
+      regarding: {
+        apiVersion: regarding.apiVersion,
+        kind: regarding.kind,
+        name: regarding.metadata.name,
+        namespace: regarding.metadata.namespace,
+        uid: regarding.metadata.uid,
+        resourceVersion: regarding.metadata.resourceVersion,
+      },
+    } as KubeObject);
+    this.#events.set(dedupKey, { name, namespace, count: 1, last: now.getTime() });
+  }
+
+  async #guardedPatch<T extends KubeObject>(rt: ResourceType, obj: T, ops: unknown[]): Promise<T> {
+    try {
+      const written = await this.#http.patch<T>(rt, refOf(obj), ops, 'json', {
+        fieldManager: this.fieldManager,
+      });
+      return this.#remember(rt, written);
+    } catch (err) {
+      // A failed JSON-patch test is answered 422 (Invalid); a changed object by 409.
+      if (err instanceof ApiError && (err.status === 409 || err.status === 422))
+        throw new ConflictError(err.message);
+      throw err;
+    }
+  }
+
+  #remember<T extends KubeObject>(rt: ResourceType, written: T): T {
+    this.#cache?.storeFor<T>(rt)?.applyOwnWrite(written);
+    return written;
+  }
+
+  #pruneEvents(now: number, windowMs: number): void {
+    if (this.#events.size < 4096) return;
+    for (const [key, seen] of this.#events) if (now - seen.last >= windowMs) this.#events.delete(key);
+  }
+}
+
+/** metav1.MicroTime wire format. */
+export function microTime(date: Date): string {
+  return `${date.toISOString().slice(0, 23)}000Z`;
+}
+
+export { metaTime };

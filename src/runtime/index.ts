@@ -1,0 +1,38 @@
+export { Backoff, type BackoffOptions } from './backoff.ts';
+export { InformerCache, type InformerCacheOptions } from './cache.ts';
+export {
+  Client,
+  type ClientOptions,
+  ConflictError,
+  defaultFieldManager,
+  type EventInput,
+  eventsResource,
+} from './client.ts';
+export { type Clock, realClock, sleep } from './clock.ts';
+export * from './conditions.ts';
+export {
+  Controller,
+  type ControllerOptions,
+  controllerOwnerRefs,
+  type ReconcileContext,
+  type ReconcileRequest,
+  type ReconcileResult,
+  type Reconciler,
+  type Watches,
+} from './controller.ts';
+export { type Check, HealthServer, type HealthServerOptions } from './health.ts';
+export { ApiError, isStatus, KubeHttp, type KubeHttpOptions, type WatchEvent } from './http.ts';
+export {
+  kubeLeaseApi,
+  LeaderElector,
+  type LeaderElectorOptions,
+  type LeaseApi,
+  leaseResource,
+} from './leader.ts';
+export { createLogger, type Logger, silentLogger } from './logger.ts';
+export { type LeaderElectionOptions, Manager, type ManagerOptions } from './manager.ts';
+export { type RuntimeMetrics, runtimeMetrics } from './metrics.ts';
+export { WorkQueue, type WorkQueueOptions } from './queue.ts';
+export * from './resource.ts';
+export { byNamespace, byOwnerUid, type IndexFn, Store, type StoreOptions } from './store.ts';
+export { type Change, type ChangeHandler, diffRelist, Watcher, type WatcherOptions } from './watcher.ts';

@@ -1,0 +1,48 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ControlPlane } from '../../../src/envtest/index.ts';
+import { CuttableProxy, isEffect, kubeconfigVia, OperatorProcess, sleep, TestKube } from './helpers.ts';
+
+// Real kube-apiserver + etcd. The watch cache is off so a resumed watch reads etcd directly, where compaction
+// turns the old resourceVersion into 410 Gone. The operator reaches the apiserver through a proxy we can cut.
+
+let plane: ControlPlane;
+
+before(async () => {
+  plane = await ControlPlane.start({ apiserverArgs: ['--watch-cache=false'] });
+});
+
+after(async () => {
+  await plane?.stop();
+});
+
+describe('410 Gone recovery', { timeout: 300_000 }, () => {
+  it('relists after compaction and does not lose a delete that happened while disconnected', async () => {
+    const kube = new TestKube(plane, 'gone');
+    await kube.createNamespace();
+    for (const n of ['keep', 'doomed', 'changed']) await kube.putSource(n, { v: '1' });
+    const proxy = new CuttableProxy(Number(new URL(plane.server).port));
+    const kubeconfig = await kubeconfigVia(plane, await proxy.start());
+    const op = new OperatorProcess({ kubeconfig, namespace: 'gone', identity: 'op-gone' });
+    try {
+      await kube.waitConverged(30_000);
+      proxy.cut();
+      await kube.deleteSource('doomed');
+      await kube.putSource('changed', { v: '2' });
+      // Push etcd's revision well past the operator's last resourceVersion, then drop that history.
+      for (let i = 0; i < 20; i++) await kube.putSource('filler', { i: String(i) });
+      await kube.deleteSource('filler');
+      await plane.compactEtcd();
+      await sleep(500);
+      proxy.restore();
+      await op.waitForLog('410 relist', (l) => l.msg === 'watch resourceVersion expired; relisting', 60_000);
+      await kube.waitConverged(60_000);
+      const deletes = op.lines.filter((l) => isEffect(l) && l.effect === 'delete').map((l) => l.key);
+      assert.ok(deletes.includes('gone/doomed-out'), `delete of doomed-out missing: ${deletes.join(', ')}`);
+    } finally {
+      await op.stop();
+      await proxy.stop();
+      await kube.close();
+    }
+  });
+});

@@ -1,0 +1,124 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { InformerCache } from '../../../src/runtime/cache.ts';
+import { Client, ConflictError } from '../../../src/runtime/client.ts';
+import { ApiError, type KubeHttp } from '../../../src/runtime/http.ts';
+import type { KubeObject, ResourceType } from '../../../src/runtime/resource.ts';
+import { Store } from '../../../src/runtime/store.ts';
+
+// Client over a recording fake transport: asserts the requests it would send and what it caches.
+
+const configMaps: ResourceType = {
+  group: '',
+  version: 'v1',
+  plural: 'configmaps',
+  kind: 'ConfigMap',
+  namespaced: true,
+};
+
+type Call = { verb: string; args: unknown[] };
+
+function fakeHttp(respond: (call: Call) => unknown = (c) => c.args[1]): { http: KubeHttp; calls: Call[] } {
+  const calls: Call[] = [];
+  const record =
+    (verb: string) =>
+    async (...args: unknown[]) => {
+      const call = { verb, args };
+      calls.push(call);
+      const result = respond(call);
+      if (result instanceof Error) throw result;
+      return result;
+    };
+  const http = {
+    apply: record('apply'),
+    patch: record('patch'),
+    create: record('create'),
+    delete: record('delete'),
+  };
+  return { http: http as unknown as KubeHttp, calls };
+}
+
+function cacheWith(store: Store<KubeObject>): InformerCache {
+  return { storeFor: () => store } as unknown as InformerCache;
+}
+
+const cm = (rv: string, finalizers?: string[]): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: 'x', namespace: 'ns', uid: 'u1', resourceVersion: rv, finalizers },
+});
+
+describe('Client', () => {
+  it('applies with the sampledb-operator field manager and force, and caches the result (read-your-writes)', async () => {
+    const store = new Store<KubeObject>();
+    store.upsert(cm('5'));
+    const { http, calls } = fakeHttp(() => cm('6'));
+    const client = new Client({ http, cache: cacheWith(store) });
+    await client.apply(configMaps, cm(''));
+    assert.deepEqual(calls[0]?.args[2], { fieldManager: 'sampledb-operator', force: true });
+    assert.equal(client.get(configMaps, { namespace: 'ns', name: 'x' })?.metadata.resourceVersion, '6');
+  });
+
+  it('applies status through the status subresource', async () => {
+    const { http, calls } = fakeHttp(() => cm('7'));
+    await new Client({ http }).applyStatus(configMaps, cm(''));
+    assert.equal((calls[0]!.args[2] as { subresource: string }).subresource, 'status');
+  });
+
+  it('adds a finalizer with a resourceVersion test and maps a failed test to ConflictError', async () => {
+    const { http, calls } = fakeHttp(() => new ApiError(422, 'PATCH', '/x', { reason: 'Invalid' }));
+    const client = new Client({ http });
+    await assert.rejects(client.addFinalizer(configMaps, cm('9'), 'example.com/cleanup'), ConflictError);
+    assert.deepEqual(calls[0]?.args[2], [
+      { op: 'test', path: '/metadata/resourceVersion', value: '9' },
+      { op: 'add', path: '/metadata/finalizers', value: ['example.com/cleanup'] },
+    ]);
+    assert.equal(calls[0]?.args[3], 'json');
+  });
+
+  it('removes a finalizer by index, guarded, and is a no-op when absent', async () => {
+    const { http, calls } = fakeHttp(() => cm('11', ['a']));
+    const client = new Client({ http });
+    await client.removeFinalizer(configMaps, cm('10', ['a', 'b']), 'b');
+    assert.deepEqual(calls[0]?.args[2], [
+      { op: 'test', path: '/metadata/resourceVersion', value: '10' },
+      { op: 'test', path: '/metadata/finalizers/1', value: 'b' },
+      { op: 'remove', path: '/metadata/finalizers/1' },
+    ]);
+    await client.removeFinalizer(configMaps, cm('11', ['a']), 'b');
+    assert.equal(calls.length, 1);
+  });
+
+  it('deduplicates repeated events into a series on one Event object', async () => {
+    let now = new Date('2025-01-01T00:00:00Z');
+    const { http, calls } = fakeHttp((c) => c.args[1]);
+    const client = new Client({ http, now: () => now });
+    const event = {
+      regarding: cm('1'),
+      type: 'Warning' as const,
+      reason: 'Bad',
+      action: 'Reconcile',
+      note: 'n',
+    };
+    await client.event(event);
+    now = new Date('2025-01-01T00:00:10Z');
+    await client.event(event);
+    await client.event(event);
+    assert.deepEqual(
+      calls.map((c) => c.verb),
+      ['create', 'patch', 'patch'],
+    );
+    const created = calls[0]!.args[1] as { metadata: { name: string }; regarding: { uid: string } };
+    assert.equal(created.regarding.uid, 'u1');
+    assert.equal((calls[1]!.args[2] as { series: { count: number } }).series.count, 2);
+    assert.equal((calls[2]!.args[2] as { series: { count: number } }).series.count, 3);
+    assert.equal((calls[2]!.args[1] as { name: string }).name, created.metadata.name);
+    await client.event({ ...event, note: 'different' });
+    assert.equal(calls.at(-1)?.verb, 'create', 'a different note is a different event');
+  });
+
+  it('treats deleting a missing object as done', async () => {
+    const { http } = fakeHttp(() => new ApiError(404, 'DELETE', '/x', {}));
+    await new Client({ http }).delete(configMaps, { namespace: 'ns', name: 'x' });
+  });
+});
