@@ -59,7 +59,7 @@ export class WorkQueue {
   readonly #processing = new Set<string>();
   readonly #addedAt = new Map<string, number>();
   readonly #startedAt = new Map<string, number>();
-  readonly #delayed = new Map<string, { at: number; handle: TimerHandle }>();
+  readonly #delayed = new Map<string, { at: number; handle: TimerHandle; retry: boolean }>();
   readonly #failures = new Map<string, number>();
   readonly #getters: Getter[] = [];
   readonly #idleWaiters: (() => void)[] = [];
@@ -102,6 +102,32 @@ export class WorkQueue {
   }
 
   addAfter(key: string, delayMs: number): void {
+    this.#schedule(key, delayMs, false);
+  }
+
+  /** Re-adds after max(per-key exponential backoff, overall token bucket delay). */
+  addRateLimited(key: string): number {
+    const delay = Math.max(this.#itemDelay(key), this.#bucket.reserve());
+    this.#metrics?.workqueueRetries.inc(this.#labels);
+    this.#schedule(key, delay, true);
+    return delay;
+  }
+
+  /**
+   * Clears the failure history of a key, so its next failure starts from the base delay again, and cancels a
+   * pending failure retry: the key just succeeded, so that retry would only repeat work (client-go lets it fire).
+   * A delay asked for with addAfter (requeueAfter) stays.
+   */
+  forget(key: string): void {
+    this.#failures.delete(key);
+    const pending = this.#delayed.get(key);
+    if (pending?.retry) {
+      this.#clock.clearTimeout(pending.handle);
+      this.#delayed.delete(key);
+    }
+  }
+
+  #schedule(key: string, delayMs: number, retry: boolean): void {
     if (this.#shuttingDown) return;
     if (delayMs <= 0) {
       this.add(key);
@@ -109,26 +135,17 @@ export class WorkQueue {
     }
     const at = this.#clock.now() + delayMs;
     const pending = this.#delayed.get(key);
-    if (pending && pending.at <= at) return;
+    if (pending && pending.at <= at) {
+      // The earlier timer covers this request too; it now also serves an explicit requeue if this is one.
+      if (!retry) pending.retry = false;
+      return;
+    }
     if (pending) this.#clock.clearTimeout(pending.handle);
     const handle = this.#clock.setTimeout(() => {
       this.#delayed.delete(key);
       this.add(key);
     }, delayMs);
-    this.#delayed.set(key, { at, handle });
-  }
-
-  /** Re-adds after max(per-key exponential backoff, overall token bucket delay). */
-  addRateLimited(key: string): number {
-    const delay = Math.max(this.#itemDelay(key), this.#bucket.reserve());
-    this.#metrics?.workqueueRetries.inc(this.#labels);
-    this.addAfter(key, delay);
-    return delay;
-  }
-
-  /** Clears the failure history of a key, so its next failure starts from the base delay again. */
-  forget(key: string): void {
-    this.#failures.delete(key);
+    this.#delayed.set(key, { at, handle, retry });
   }
 
   numRequeues(key: string): number {

@@ -88,6 +88,25 @@ describe('WorkQueue', () => {
     assert.equal(queue.length, 0, 'the superseded timer does not add the key again');
   });
 
+  it('forget cancels a pending failure retry but keeps an explicit requeueAfter', async () => {
+    const { queue, clock } = newQueue();
+    queue.addRateLimited('failed');
+    queue.forget('failed');
+    queue.addAfter('requeued', 5);
+    queue.forget('requeued');
+    queue.addRateLimited('both');
+    queue.addAfter('both', 1);
+    queue.forget('both');
+    await clock.advance(100);
+    const delivered = [];
+    while (queue.length > 0) delivered.push(await queue.get());
+    assert.deepEqual(
+      delivered.sort(),
+      ['both', 'requeued'],
+      'the retry of a key that then succeeded never fires',
+    );
+  });
+
   it('applies the overall token bucket: burst 100 free, then 10 per second', () => {
     const clock = new FakeClock();
     const { queue } = newQueue(clock);
