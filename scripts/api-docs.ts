@@ -20,7 +20,7 @@ interface Node {
   'x-kubernetes-validations'?: Array<{ rule: string; message: string }>;
 }
 
-const escape = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
+const escapeCell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
 
 function typeOf(node: Node): string {
   if (node.enum) return node.enum.map((v) => `\`${v}\``).join(' \\| ');
@@ -33,9 +33,13 @@ function rows(node: Node, path: string, required: boolean, out: string[]): void 
   const notes: string[] = [];
   if (required) notes.push('**required**');
   if (node.default !== undefined) notes.push(`default \`${JSON.stringify(node.default)}\``);
-  if (node.minimum !== undefined || node.maximum !== undefined) notes.push(`range ${node.minimum ?? ''}..${node.maximum ?? ''}`);
+  if (node.minimum !== undefined || node.maximum !== undefined)
+    notes.push(`range ${node.minimum ?? ''}..${node.maximum ?? ''}`);
   for (const rule of node['x-kubernetes-validations'] ?? []) notes.push(`rule: ${rule.message}`);
-  if (path) out.push(`| \`${path}\` | ${typeOf(node)} | ${escape(node.description ?? '')} | ${escape(notes.join('; '))} |`);
+  if (path)
+    out.push(
+      `| \`${path}\` | ${typeOf(node)} | ${escapeCell(node.description ?? '')} | ${escapeCell(notes.join('; '))} |`,
+    );
   if (node.type === 'array' && node.items?.properties) rows(node.items, `${path}[]`, false, out);
   for (const [name, child] of Object.entries(node.properties ?? {})) {
     rows(child, path ? `${path}.${name}` : name, node.required?.includes(name) ?? false, out);
@@ -44,7 +48,12 @@ function rows(node: Node, path: string, required: boolean, out: string[]): void 
 
 function section(title: string, schema: TSchema): string {
   const node = JSON.parse(JSON.stringify(schema)) as Node;
-  const out = [`## ${title}`, '', '| Field | Type | Description | Default / validation |', '| --- | --- | --- | --- |'];
+  const out = [
+    `## ${title}`,
+    '',
+    '| Field | Type | Description | Default / validation |',
+    '| --- | --- | --- | --- |',
+  ];
   for (const part of ['spec', 'status'] as const) {
     const child = node.properties?.[part];
     if (child) rows(child, part, false, out);

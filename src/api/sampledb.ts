@@ -149,8 +149,10 @@ export const PostgresqlSchema = Type.Object(
           },
           {
             rule: "self.all(k, k.matches('^[A-Za-z_][A-Za-z0-9_.]*$'))",
-            message: 'postgresql.parameters names must be PostgreSQL setting names (letters, digits, "_" and ".")',
-            holds: (self: Record<string, string>) => Object.keys(self).every((k) => /^[A-Za-z_][A-Za-z0-9_.]*$/.test(k)),
+            message:
+              'postgresql.parameters names must be PostgreSQL setting names (letters, digits, "_" and ".")',
+            holds: (self: Record<string, string>) =>
+              Object.keys(self).every((k) => /^[A-Za-z_][A-Za-z0-9_.]*$/.test(k)),
           },
           {
             rule: "self.all(k, !self[k].matches('[\\\\x00-\\\\x1f]'))",

@@ -3,10 +3,10 @@
 // is one-way for values (anything typed against imports/ is a valid src/api spec) and exact for field names up to
 // case: cdk8s import camel-cases acronyms (`initSQL` becomes `initSql`, mapped back in toJson).
 import type {
-  SampleDbBackupSpec as ImportedBackupSpec,
-  SampleDbSpec as ImportedSpec,
   SampleDbSpecBackup as ImportedBackup,
+  SampleDbBackupSpec as ImportedBackupSpec,
   SampleDbSpecBootstrap as ImportedBootstrap,
+  SampleDbSpec as ImportedSpec,
 } from '../../imports/sampledb.io.ts';
 import type { SampleDbBackupSpec, SampleDbSpec } from '../../src/api/index.ts';
 

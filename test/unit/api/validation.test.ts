@@ -10,7 +10,12 @@ import {
   sampleDbBackupValidator,
   sampleDbValidator,
 } from '../../../src/api/index.ts';
-import { INVALID_CREATES, INVALID_UPDATES, VALID_SPEC, VALID_UPDATES } from '../../support/invalid-sampledbs.ts';
+import {
+  INVALID_CREATES,
+  INVALID_UPDATES,
+  VALID_SPEC,
+  VALID_UPDATES,
+} from '../../support/invalid-sampledbs.ts';
 
 const root = new URL('../../../', import.meta.url);
 const readYaml = (file: string) =>
@@ -24,8 +29,8 @@ const readYaml = (file: string) =>
 function crdSchemaValidator(crdName: string) {
   const crd = readYaml('dist/0000-sampledb-crds.k8s.yaml').find((doc) => doc.metadata.name === crdName);
   assert.ok(crd, `${crdName} is in dist/`);
-  const schema = (crd.spec as { versions: Array<{ schema: { openAPIV3Schema: object } }> }).versions[0]?.schema
-    .openAPIV3Schema;
+  const schema = (crd.spec as { versions: Array<{ schema: { openAPIV3Schema: object } }> }).versions[0]
+    ?.schema.openAPIV3Schema;
   return new Ajv({ allErrors: true, strict: false, validateFormats: false }).compile(schema as object);
 }
 
@@ -40,11 +45,17 @@ describe('the CRD schema in dist/', () => {
   const validateCrd = crdSchemaValidator('sampledbs.sampledb.io');
 
   it('accepts every example SampleDB in dist/', () => {
-    const examples = readYaml('dist/0002-sampledb-examples.k8s.yaml').filter((doc) => doc.kind === 'SampleDB');
+    const examples = readYaml('dist/0002-sampledb-examples.k8s.yaml').filter(
+      (doc) => doc.kind === 'SampleDB',
+    );
     assert.ok(examples.length >= 2, 'a minimal and a full example');
     for (const example of examples) {
       assert.ok(validateCrd(example), `${example.metadata.name}: ${JSON.stringify(validateCrd.errors)}`);
-      assert.deepEqual(sampleDbValidator.validate(example), [], `${example.metadata.name} passes the CEL twins`);
+      assert.deepEqual(
+        sampleDbValidator.validate(example),
+        [],
+        `${example.metadata.name} passes the CEL twins`,
+      );
     }
   });
 
@@ -59,7 +70,10 @@ describe('the CRD schema in dist/', () => {
           ...(e.params && 'missingProperty' in e.params ? [e.params.missingProperty] : []),
         ].join('.'),
       );
-      assert.ok(paths.includes(invalid.field), `${invalid.title}: errors name ${paths.join(', ')}, not ${invalid.field}`);
+      assert.ok(
+        paths.includes(invalid.field),
+        `${invalid.title}: errors name ${paths.join(', ')}, not ${invalid.field}`,
+      );
     }
   });
 });
@@ -78,7 +92,11 @@ describe('sampleDbValidator (schema + CEL twins)', () => {
 
   it('refuses invalid updates through the transition rules, naming the field', () => {
     for (const invalid of INVALID_UPDATES) {
-      assert.deepEqual(sampleDbValidator.validate(sampleDb(invalid.after)), [], `${invalid.title}: valid on its own`);
+      assert.deepEqual(
+        sampleDbValidator.validate(sampleDb(invalid.after)),
+        [],
+        `${invalid.title}: valid on its own`,
+      );
       const errors = sampleDbValidator.validateUpdate(sampleDb(invalid.before), sampleDb(invalid.after));
       assert.ok(
         errors.some((e) => e.field === invalid.field),
@@ -89,12 +107,18 @@ describe('sampleDbValidator (schema + CEL twins)', () => {
 
   it('accepts valid updates', () => {
     for (const valid of VALID_UPDATES) {
-      assert.deepEqual(sampleDbValidator.validateUpdate(sampleDb(valid.before), sampleDb(valid.after)), [], valid.title);
+      assert.deepEqual(
+        sampleDbValidator.validateUpdate(sampleDb(valid.before), sampleDb(valid.after)),
+        [],
+        valid.title,
+      );
     }
   });
 
   it('flags unknown fields so typos fail at synth time', () => {
-    const errors = sampleDbValidator.validate(sampleDb({ ...VALID_SPEC, storage: { size: '1Gi', sotrageClass: 'x' } }));
+    const errors = sampleDbValidator.validate(
+      sampleDb({ ...VALID_SPEC, storage: { size: '1Gi', sotrageClass: 'x' } }),
+    );
     assert.deepEqual(
       errors.map((e) => e.field),
       ['spec.storage.sotrageClass'],
@@ -102,14 +126,21 @@ describe('sampleDbValidator (schema + CEL twins)', () => {
   });
 
   it('SampleDBBackup needs a sampleDB reference and a known method', () => {
-    const backup = (spec: unknown) => ({ apiVersion: 'sampledb.io/v1alpha1', kind: 'SampleDBBackup', metadata: { name: 'b' }, spec });
+    const backup = (spec: unknown) => ({
+      apiVersion: 'sampledb.io/v1alpha1',
+      kind: 'SampleDBBackup',
+      metadata: { name: 'b' },
+      spec,
+    });
     assert.deepEqual(sampleDbBackupValidator.validate(backup({ sampleDB: { name: 'orders' } })), []);
     assert.deepEqual(
       sampleDbBackupValidator.validate(backup({})).map((e) => e.field),
       ['spec.sampleDB'],
     );
     assert.deepEqual(
-      sampleDbBackupValidator.validate(backup({ sampleDB: { name: 'orders' }, method: 'tar' })).map((e) => e.field),
+      sampleDbBackupValidator
+        .validate(backup({ sampleDB: { name: 'orders' }, method: 'tar' }))
+        .map((e) => e.field),
       ['spec.method'],
     );
     assert.deepEqual(
@@ -129,7 +160,10 @@ describe('defaults', () => {
     assert.deepEqual(resolved.deletion, { policy: 'Snapshot', protection: false });
     assert.equal(resolved.bootstrap.database, 'app');
     assert.equal(resolved.bootstrap.owner, 'app');
-    assert.deepEqual(resolved.resources, { requests: { cpu: '100m', memory: '256Mi' }, limits: { memory: '1Gi' } });
+    assert.deepEqual(resolved.resources, {
+      requests: { cpu: '100m', memory: '256Mi' },
+      limits: { memory: '1Gi' },
+    });
     assert.equal(resolved.backup, undefined);
   });
 

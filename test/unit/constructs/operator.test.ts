@@ -33,7 +33,9 @@ function grants(rules: Rule[]): string[] {
     .flatMap((r) =>
       r.apiGroups.flatMap((g) =>
         r.resources.flatMap((res) =>
-          r.verbs.map((v) => `${g || 'core'}/${res} ${v}${r.resourceNames ? ` [${r.resourceNames.join(',')}]` : ''}`),
+          r.verbs.map(
+            (v) => `${g || 'core'}/${res} ${v}${r.resourceNames ? ` [${r.resourceNames.join(',')}]` : ''}`,
+          ),
         ),
       ),
     )
@@ -73,7 +75,10 @@ describe('SampleDbOperator RBAC', () => {
     for (const role of roles) {
       for (const rule of role.rules as Rule[]) {
         for (const field of [rule.apiGroups, rule.resources, rule.verbs]) {
-          assert.ok(!field.includes('*'), `${role.kind} ${role.metadata.name} has a wildcard: ${JSON.stringify(rule)}`);
+          assert.ok(
+            !field.includes('*'),
+            `${role.kind} ${role.metadata.name} has a wildcard: ${JSON.stringify(rule)}`,
+          );
         }
       }
     }
@@ -101,7 +106,11 @@ describe('SampleDbOperator RBAC', () => {
       assert.ok(all.includes(expected), `missing grant: ${expected}`);
     }
     // Things it must not be able to do.
-    for (const forbidden of ['core/secrets deletecollection', 'core/nodes get', 'rbac.authorization.k8s.io/roles create']) {
+    for (const forbidden of [
+      'core/secrets deletecollection',
+      'core/nodes get',
+      'rbac.authorization.k8s.io/roles create',
+    ]) {
       assert.ok(!all.includes(forbidden), `unexpected grant: ${forbidden}`);
     }
   });
@@ -110,7 +119,10 @@ describe('SampleDbOperator RBAC', () => {
     const roles = byKind(synth({ namespace: 'ops' }), 'Role');
     const election = roles.find((r) => r.metadata.name.endsWith('leader-election'));
     assert.equal(election?.metadata.namespace, 'ops');
-    assert.deepEqual(grants(election?.rules as Rule[]), grants(OPERATOR_NAMESPACE_RULES as unknown as Rule[]));
+    assert.deepEqual(
+      grants(election?.rules as Rule[]),
+      grants(OPERATOR_NAMESPACE_RULES as unknown as Rule[]),
+    );
   });
 
   it('namespace-scoped mode produces a Role per watched namespace and only a read-only ClusterRole', () => {
@@ -122,9 +134,11 @@ describe('SampleDbOperator RBAC', () => {
     }
     const clusterRoles = byKind(manifests, 'ClusterRole');
     assert.equal(clusterRoles.length, 1);
-    const clusterVerbs = new Set((clusterRoles[0]?.rules as Rule[]).flatMap((r) => r.verbs));
+    const clusterVerbs = new Set(((clusterRoles[0]?.rules ?? []) as Rule[]).flatMap((r) => r.verbs));
     assert.deepEqual([...clusterVerbs].sort(), ['get', 'list', 'watch']);
-    const bindings = byKind(manifests, 'RoleBinding').map((b) => `${b.metadata.namespace}/${b.metadata.name}`);
+    const bindings = byKind(manifests, 'RoleBinding').map(
+      (b) => `${b.metadata.namespace}/${b.metadata.name}`,
+    );
     assert.ok(bindings.includes('team-a/sampledb-operator') && bindings.includes('team-b/sampledb-operator'));
   });
 });
@@ -163,8 +177,8 @@ describe('SampleDbOperator Deployment', () => {
   });
 
   it('passes watch namespaces and log level to the controller', () => {
-    const container = deploymentOf(synth({ watchNamespaces: ['a', 'b'], logLevel: 'debug' })).spec.template.spec
-      .containers[0];
+    const container = deploymentOf(synth({ watchNamespaces: ['a', 'b'], logLevel: 'debug' })).spec.template
+      .spec.containers[0];
     const env = Object.fromEntries((container?.env ?? []).map((e) => [e.name, e.value]));
     assert.equal(env.WATCH_NAMESPACES, 'a,b');
     assert.equal(env.LOG_LEVEL, 'debug');
@@ -213,7 +227,8 @@ describe('SampleDbOperator props validation', () => {
   }
 
   it('allows a single replica without leader election', () => {
-    const env = deploymentOf(synth({ replicas: 1, leaderElection: false })).spec.template.spec.containers[0]?.env;
+    const env = deploymentOf(synth({ replicas: 1, leaderElection: false })).spec.template.spec.containers[0]
+      ?.env;
     assert.equal(env?.find((e) => e.name === 'LEADER_ELECTION')?.value, 'false');
   });
 });

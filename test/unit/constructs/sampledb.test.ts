@@ -38,7 +38,10 @@ describe('SampleDb construct', () => {
 describe('SampleDbBackup construct', () => {
   it('emits a backup of the named SampleDB and refuses an empty reference', () => {
     const chart = Testing.chart();
-    new SampleDbBackup(chart, 'before-migration', { namespace: 'shop', spec: { sampleDB: { name: 'orders' } } });
+    new SampleDbBackup(chart, 'before-migration', {
+      namespace: 'shop',
+      spec: { sampleDB: { name: 'orders' } },
+    });
     assert.deepEqual(Testing.synth(chart)[0]?.spec, { sampleDB: { name: 'orders' } });
     assert.throws(
       () => new SampleDbBackup(Testing.chart(), 'bad', { spec: { sampleDB: { name: '' } } }),
