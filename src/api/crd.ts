@@ -58,7 +58,8 @@ export function sampleDbCrd(): CustomResourceDefinition {
         plural: 'sampledbs',
         singular: 'sampledb',
         shortNames: ['sdb'],
-        categories: ['sampledb', 'all'],
+        // `sampledb` would collide with the singular name (`kubectl get sampledb x` would list two kinds).
+        categories: ['sampledb-operator', 'all'],
       },
       scope: 'Namespaced',
       versions: [
@@ -102,7 +103,7 @@ export function sampleDbBackupCrd(): CustomResourceDefinition {
         singular: 'sampledbbackup',
         shortNames: ['sdbbackup'],
         // Not in `all`: `kubectl get all` should not list every historical backup.
-        categories: ['sampledb'],
+        categories: ['sampledb-operator'],
       },
       scope: 'Namespaced',
       versions: [

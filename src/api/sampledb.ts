@@ -134,12 +134,15 @@ export const PostgresqlSchema = Type.Object(
   {
     parameters: Type.Optional(
       withRules(
-        StringMap({
-          description:
-            'postgresql.conf settings that override the derived defaults, e.g. {"max_connections": "200"}. ' +
-            `Reserved (managed by the operator): ${RESERVED_PARAMETERS.join(', ')}. Changing them restarts the pod.`,
-          maxProperties: 64,
-        }),
+        StringMap(
+          {
+            description:
+              'postgresql.conf settings that override the derived defaults, e.g. {"max_connections": "200"}. ' +
+              `Reserved (managed by the operator): ${RESERVED_PARAMETERS.join(', ')}. Changing them restarts the pod.`,
+            maxProperties: 64,
+          },
+          256,
+        ),
         [
           {
             rule: `!self.exists(k, k in [${RESERVED_PARAMETERS.map((p) => `'${p}'`).join(', ')}])`,

@@ -90,11 +90,15 @@ export function ObjectName(options: SchemaOptions = {}) {
  * A string → string map (labels, annotations, parameters), as `additionalProperties: {type: string}`:
  * TypeBox's Record emits `patternProperties`, which a structural CRD schema does not allow.
  */
-export function StringMap(options: SchemaOptions = {}): TUnsafe<Record<string, string>> {
+export function StringMap(
+  options: SchemaOptions = {},
+  valueMaxLength = 4096,
+): TUnsafe<Record<string, string>> {
+  // Bounded values keep the apiserver's CEL cost estimate of rules over the map within budget.
   return Type.Unsafe<Record<string, string>>({
     ...options,
     type: 'object',
-    additionalProperties: { type: 'string' },
+    additionalProperties: { type: 'string', maxLength: valueMaxLength },
   });
 }
 

@@ -68,7 +68,7 @@ describe('SampleDbCrds construct', () => {
     const [sampledb, backup] = crds;
     assert.deepEqual(sampledb?.spec.names.shortNames, ['sdb']);
     assert.deepEqual(backup?.spec.names.shortNames, ['sdbbackup']);
-    assert.ok(sampledb?.spec.names.categories.includes('sampledb'));
+    assert.deepEqual(sampledb?.spec.names.categories, ['sampledb-operator', 'all']);
     assert.deepEqual(sampledb?.spec.versions[0]?.subresources, { status: {} });
     assert.deepEqual(
       sampledb?.spec.versions[0]?.additionalPrinterColumns.map((c) => c.name),
