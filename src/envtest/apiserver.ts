@@ -36,7 +36,7 @@ export function apiserverArgs(options: ApiserverOptions): string[] {
       ...(options.serviceAccountAdmission ? [] : ['--disable-admission-plugins=ServiceAccount']),
       `--service-cluster-ip-range=${options.serviceClusterIpRange}`,
       '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
-      `--service-account-key-file=${pki.serviceAccountKey}`,
+      `--service-account-key-file=${pki.serviceAccountPublicKey}`,
       `--service-account-signing-key-file=${pki.serviceAccountKey}`,
       '--allow-privileged=true',
       '--profiling=false',

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 
 /**
@@ -25,9 +26,10 @@ function cleanupNow(): void {
 }
 
 function onSignal(signal: NodeJS.Signals): void {
-  cleanupNow();
-  // Another listener (e.g. the cluster CLI) owns shutdown; otherwise keep the default meaning of the signal.
+  // Another listener (e.g. the cluster CLI) owns a graceful shutdown; the exit hook remains the backstop.
   if (process.listenerCount(signal) > 1) return;
+  cleanupNow();
+  // Keep the default meaning of the signal: terminate.
   for (const s of signals) process.removeListener(s, onSignal);
   process.kill(process.pid, signal);
 }
@@ -39,9 +41,25 @@ function install(): void {
   for (const signal of signals) process.on(signal, onSignal);
 }
 
+/**
+ * Exit hooks do not run when this process is SIGKILLed (e.g. a CI job timeout); a detached shell per
+ * resource then does the cleanup. It ends on its own once the resource is gone.
+ */
+function watchdog(script: string, ...args: string[]): void {
+  const parent = String(process.pid);
+  spawn('sh', ['-c', script, 'envtest-watchdog', parent, ...args], {
+    detached: true,
+    stdio: 'ignore',
+  }).unref();
+}
+
 export function trackProcessGroup(pgid: number): void {
   install();
   processGroups.add(pgid);
+  watchdog(
+    'while kill -0 "$1" 2>/dev/null && kill -0 "-$2" 2>/dev/null; do sleep 1; done; kill -0 "$1" 2>/dev/null || kill -9 "-$2" 2>/dev/null',
+    String(pgid),
+  );
 }
 
 export function untrackProcessGroup(pgid: number): void {
@@ -51,6 +69,10 @@ export function untrackProcessGroup(pgid: number): void {
 export function trackDirectory(dir: string): void {
   install();
   directories.add(dir);
+  watchdog(
+    'while kill -0 "$1" 2>/dev/null && [ -d "$2" ]; do sleep 1; done; kill -0 "$1" 2>/dev/null || rm -rf -- "$2"',
+    dir,
+  );
 }
 
 export function untrackDirectory(dir: string): void {

@@ -11,8 +11,8 @@ export interface Pki {
   readonly servingKey: string;
   readonly adminCert: string;
   readonly adminKey: string;
-  /** Private key; kube-apiserver derives the public half for --service-account-key-file. */
   readonly serviceAccountKey: string;
+  readonly serviceAccountPublicKey: string;
 }
 
 // P-256 keys instead of RSA: key generation is near-instant, which keeps start-up inside its budget.
@@ -42,6 +42,7 @@ export async function generatePki(dir: string, serviceClusterIp: string): Promis
     adminCert: join(dir, 'admin.crt'),
     adminKey: join(dir, 'admin.key'),
     serviceAccountKey: join(dir, 'sa.key'),
+    serviceAccountPublicKey: join(dir, 'sa.pub'),
   };
   const serviceAccountKey = openssl([
     'genpkey',
@@ -51,7 +52,9 @@ export async function generatePki(dir: string, serviceClusterIp: string): Promis
     'ec_paramgen_curve:P-256',
     '-out',
     pki.serviceAccountKey,
-  ]);
+  ]).then(() =>
+    openssl(['pkey', '-in', pki.serviceAccountKey, '-pubout', '-out', pki.serviceAccountPublicKey]),
+  );
   await openssl([
     'req',
     '-x509',

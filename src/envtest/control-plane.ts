@@ -1,0 +1,225 @@
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { Apiserver } from './apiserver.ts';
+import { type BinaryPaths, baseBinaries, locateBinaries, workloadBinaries } from './binaries.ts';
+import { trackDirectory, untrackDirectory } from './cleanup.ts';
+import { startControllerManager } from './controllers.ts';
+import { Etcd } from './etcd.ts';
+import { adminHttpsClient } from './https.ts';
+import { writeAdminKubeconfig } from './kubeconfig.ts';
+import { type KubectlResult, runKubectl } from './kubectl.ts';
+import { createFakeNodes, type KwokSelectorRequirement, startKwok } from './kwok.ts';
+import { generatePki } from './pki.ts';
+import { freePorts } from './ports.ts';
+import type { LogSink, ManagedProcess } from './process.ts';
+import { startScheduler } from './scheduler.ts';
+import { VolumeBinder } from './volume-binder.ts';
+import { pollUntil } from './wait.ts';
+
+export interface ControlPlaneOptions {
+  /** Also run kube-controller-manager, kube-scheduler, kwok with a fake node, and the volume binder. */
+  readonly workloads?: boolean;
+  /** Extra kube-apiserver flags; `--name=value` replaces the default of the same name. */
+  readonly apiserverArgs?: readonly string[];
+  readonly etcdArgs?: readonly string[];
+  /** Receives every line the control-plane processes print, prefixed with `[process]`. */
+  readonly log?: LogSink;
+  /** Work directory (certificates, etcd data, kubeconfig). Kept on stop() when given; a temp dir otherwise. */
+  readonly dataDir?: string;
+  /**
+   * Extra requirements a pod must meet for kwok to play its kubelet (Running/Ready; Job pods Succeeded). Pods that
+   * do not meet them stay Pending on the fake node, for a test to drive as the kubelet would (workloads only).
+   */
+  readonly kwokPodSelector?: readonly KwokSelectorRequirement[];
+  /** Names of the fake nodes kwok manages (workloads only). */
+  readonly nodes?: readonly string[];
+  /** Where KUBEBUILDER_ASSETS and TEST_ASSET_* are looked up. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+const serviceClusterIpRange = '10.96.0.0/12';
+const kubernetesServiceIp = '10.96.0.1';
+
+interface Parts {
+  readonly workDir: string;
+  readonly ownsWorkDir: boolean;
+  readonly binaries: Partial<BinaryPaths>;
+  etcd?: Etcd;
+  apiserver?: Apiserver;
+  readonly workloads: ManagedProcess[];
+  binder?: VolumeBinder;
+}
+
+/**
+ * A real Kubernetes control plane on loopback: etcd and kube-apiserver (envtest's set-up), optionally with
+ * kube-controller-manager, kube-scheduler and kwok so that workloads appear to run. Every process and the
+ * temp dir are removed by stop(), and also when the host process exits or is interrupted.
+ */
+export class ControlPlane {
+  readonly kubeconfigPath: string;
+  readonly server: string;
+  readonly binDir: string;
+  readonly #parts: Parts;
+  #stopping: Promise<void> | undefined;
+
+  private constructor(parts: Parts, kubeconfigPath: string, server: string) {
+    this.#parts = parts;
+    this.kubeconfigPath = kubeconfigPath;
+    this.server = server;
+    this.binDir = dirname(parts.binaries['kube-apiserver']!);
+  }
+
+  static async start(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
+    const workloads = options.workloads ?? false;
+    const binaries = await locateBinaries({
+      names: workloads ? [...baseBinaries, ...workloadBinaries] : [...baseBinaries],
+      env: options.env ?? process.env,
+    });
+    const workDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'envtest-')));
+    if (!options.dataDir) trackDirectory(workDir);
+    const parts: Parts = { workDir, ownsWorkDir: !options.dataDir, binaries, workloads: [] };
+    const [etcdPort, etcdPeerPort, apiserverPort] = (await freePorts(3)) as [number, number, number];
+    const kubeconfigPath = join(workDir, 'kubeconfig');
+    const plane = new ControlPlane(parts, kubeconfigPath, `https://127.0.0.1:${apiserverPort}`);
+    // Tracked before awaiting, so a failure elsewhere still lets stop() find a started etcd.
+    let starting: Promise<unknown>[] = [];
+    try {
+      await Promise.all([mkdir(join(workDir, 'pki'), { recursive: true }), mkdir(join(workDir, 'etcd'))]);
+      const pkiReady = generatePki(join(workDir, 'pki'), kubernetesServiceIp);
+      const etcdReady = Etcd.start({
+        binary: binaries.etcd!,
+        dataDir: join(workDir, 'etcd'),
+        clientPort: etcdPort,
+        peerPort: etcdPeerPort,
+        extraArgs: options.etcdArgs,
+        log: options.log,
+      }).then((etcd) => {
+        parts.etcd = etcd;
+        return etcd;
+      });
+      starting = [pkiReady, etcdReady];
+      const [pki, etcd] = await Promise.all([pkiReady, etcdReady]);
+      parts.apiserver = new Apiserver(
+        {
+          binary: binaries['kube-apiserver']!,
+          port: apiserverPort,
+          etcdUrl: etcd.url,
+          pki,
+          serviceClusterIpRange,
+          serviceAccountAdmission: workloads,
+          extraArgs: options.apiserverArgs,
+          log: options.log,
+        },
+        await adminHttpsClient(pki),
+      );
+      await Promise.all([parts.apiserver.start(), writeAdminKubeconfig(kubeconfigPath, plane.server, pki)]);
+      if (workloads) await plane.#startWorkloads(pki.caCert, options);
+      return plane;
+    } catch (error) {
+      await Promise.allSettled(starting);
+      await plane.stop();
+      throw error;
+    }
+  }
+
+  async #startWorkloads(caCert: string, options: ControlPlaneOptions): Promise<void> {
+    const { binaries, workloads, workDir } = this.#parts;
+    const kubeconfig = this.kubeconfigPath;
+    workloads.push(
+      startControllerManager({
+        binary: binaries['kube-controller-manager']!,
+        kubeconfig,
+        caCert,
+        serviceClusterIpRange,
+        log: options.log,
+      }),
+      startScheduler({ binary: binaries['kube-scheduler']!, kubeconfig, log: options.log }),
+      await startKwok({
+        binary: binaries.kwok!,
+        kubeconfig,
+        workDir,
+        log: options.log,
+        ...(options.kwokPodSelector ? { podSelector: options.kwokPodSelector } : {}),
+      }),
+    );
+    const failFast = (): string | undefined => workloads.find((p) => !p.running)?.describeExit();
+    const kubeConfig = this.kubeConfig();
+    const binder = new VolumeBinder(kubeConfig, {
+      onError: (error) => options.log?.(`[volume-binder] ${String(error)}`),
+    });
+    this.#parts.binder = binder;
+    await binder.installDefaultStorageClass();
+    binder.start();
+    const core = kubeConfig.makeApiClient(CoreV1Api);
+    await Promise.all([
+      createFakeNodes(kubeConfig, options.nodes ?? ['kwok-node-0'], failFast),
+      // The ServiceAccount controller creating `default` proves kube-controller-manager is serving.
+      pollUntil(
+        'kube-controller-manager (default ServiceAccount)',
+        async () =>
+          (await core.readNamespacedServiceAccount({ name: 'default', namespace: 'default' }))
+            ? true
+            : undefined,
+        { timeoutMs: 30_000, intervalMs: 100, failFast },
+      ),
+    ]);
+  }
+
+  /** An admin client configuration (system:masters). */
+  kubeConfig(): KubeConfig {
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromFile(this.kubeconfigPath);
+    return kubeConfig;
+  }
+
+  kubectl(args: readonly string[], options: { input?: string } = {}): Promise<KubectlResult> {
+    return runKubectl(join(this.binDir, 'kubectl'), this.kubeconfigPath, args, options);
+  }
+
+  /** Stops and starts kube-apiserver with the same flags, certificates, port and etcd: stored data is kept. */
+  async restartApiserver(): Promise<void> {
+    await this.#apiserver().restart();
+  }
+
+  /** SIGSTOP: connections stay open but nothing answers, as with a hung apiserver. */
+  pauseApiserver(): void {
+    this.#apiserver().pause();
+  }
+
+  resumeApiserver(): void {
+    this.#apiserver().resume();
+  }
+
+  /** Compacts etcd to its current revision, so requests at older resourceVersions can get 410 Gone. */
+  async compactEtcd(): Promise<void> {
+    const etcd = this.#parts.etcd;
+    if (!etcd) throw new Error('control plane is not running');
+    await etcd.compact();
+  }
+
+  /** Stops every process (workloads first, etcd last) and removes the temp dir. Safe to call twice. */
+  stop(): Promise<void> {
+    this.#stopping ??= this.#stop();
+    return this.#stopping;
+  }
+
+  async #stop(): Promise<void> {
+    const parts = this.#parts;
+    await parts.binder?.stop();
+    await Promise.all(parts.workloads.map((p) => p.stop(1000)));
+    await parts.apiserver?.stop(2000);
+    await parts.etcd?.stop(2000);
+    if (parts.ownsWorkDir) {
+      await rm(parts.workDir, { recursive: true, force: true });
+      untrackDirectory(parts.workDir);
+    }
+  }
+
+  #apiserver(): Apiserver {
+    const apiserver = this.#parts.apiserver;
+    if (!apiserver || this.#stopping) throw new Error('control plane is not running');
+    return apiserver;
+  }
+}

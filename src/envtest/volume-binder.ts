@@ -1,0 +1,232 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  ApiException,
+  CoreV1Api,
+  type KubeConfig,
+  PatchStrategy,
+  StorageV1Api,
+  setHeaderOptions,
+  type V1PersistentVolume,
+  type V1PersistentVolumeClaim,
+  type V1StorageClass,
+} from '@kubernetes/client-node';
+
+export const defaultStorageClassName = 'standard';
+export const fakeProvisioner = 'envtest.local/hostpath';
+const provisionedByAnnotation = 'pv.kubernetes.io/provisioned-by';
+const selectedNodeAnnotation = 'volume.kubernetes.io/selected-node';
+
+/** The default StorageClass: bound at once, expandable, so StatefulSet volume resizes can be exercised. */
+export function defaultStorageClass(): V1StorageClass {
+  return {
+    apiVersion: 'storage.k8s.io/v1',
+    kind: 'StorageClass',
+    metadata: {
+      name: defaultStorageClassName,
+      annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' },
+    },
+    provisioner: fakeProvisioner,
+    reclaimPolicy: 'Delete',
+    volumeBindingMode: 'Immediate',
+    allowVolumeExpansion: true,
+  };
+}
+
+function quantityBytes(quantity: string | undefined): number {
+  if (!quantity) return 0;
+  const match = /^(\d+(?:\.\d+)?)([KMGTPE]i?|[km])?$/.exec(quantity);
+  if (!match) return Number.NaN;
+  const units: Record<string, number> = {
+    k: 1e3,
+    K: 1e3,
+    M: 1e6,
+    G: 1e9,
+    T: 1e12,
+    P: 1e15,
+    E: 1e18,
+    Ki: 2 ** 10,
+    Mi: 2 ** 20,
+    Gi: 2 ** 30,
+    Ti: 2 ** 40,
+    Pi: 2 ** 50,
+    Ei: 2 ** 60,
+    m: 1e-3,
+  };
+  return Number(match[1]) * (match[2] ? (units[match[2]] ?? Number.NaN) : 1);
+}
+
+function isNotFound(error: unknown): boolean {
+  return error instanceof ApiException && error.code === 404;
+}
+
+function isConflictOrExists(error: unknown): boolean {
+  return error instanceof ApiException && (error.code === 409 || error.code === 404);
+}
+
+/**
+ * Stands in for a dynamic provisioner and resizer: for every unbound claim of a StorageClass served by
+ * `envtest.local/hostpath` it creates a hostPath PersistentVolume pre-bound to the claim
+ * (kube-controller-manager's PV controller completes the binding), grows volumes when a claim's request
+ * grows, and deletes released volumes. A hostPath volume is only a record here: kwok mounts nothing.
+ *
+ * It polls instead of watching: a handful of lists per second is negligible for a test cluster, and polling
+ * survives apiserver restarts and pauses without reconnection logic.
+ */
+export class VolumeBinder {
+  readonly #core: CoreV1Api;
+  readonly #storage: StorageV1Api;
+  readonly #intervalMs: number;
+  readonly #onError: (error: unknown) => void;
+  #running = false;
+  #loop: Promise<void> | undefined;
+
+  constructor(
+    kubeConfig: KubeConfig,
+    options: { intervalMs?: number; onError?: (error: unknown) => void } = {},
+  ) {
+    this.#core = kubeConfig.makeApiClient(CoreV1Api);
+    this.#storage = kubeConfig.makeApiClient(StorageV1Api);
+    this.#intervalMs = options.intervalMs ?? 200;
+    this.#onError = options.onError ?? (() => {});
+  }
+
+  async installDefaultStorageClass(): Promise<void> {
+    try {
+      await this.#storage.createStorageClass({ body: defaultStorageClass() });
+    } catch (error) {
+      if (!(error instanceof ApiException && error.code === 409)) throw error;
+    }
+  }
+
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#loop = (async () => {
+      while (this.#running) {
+        try {
+          await this.reconcileOnce();
+        } catch (error) {
+          if (this.#running) this.#onError(error);
+        }
+        await sleep(this.#intervalMs);
+      }
+    })();
+  }
+
+  async stop(): Promise<void> {
+    this.#running = false;
+    // A request hung on a paused or killed apiserver must not hold up shutdown.
+    await Promise.race([this.#loop, sleep(1000)]);
+  }
+
+  async reconcileOnce(): Promise<void> {
+    const [classes, claims, volumes] = await Promise.all([
+      this.#storage.listStorageClass(),
+      this.#core.listPersistentVolumeClaimForAllNamespaces(),
+      this.#core.listPersistentVolume(),
+    ]);
+    const ours = new Map(
+      classes.items
+        .filter((sc) => sc.provisioner === fakeProvisioner && sc.metadata?.name)
+        .map((sc) => [sc.metadata!.name!, sc]),
+    );
+    const volumesByName = new Map(volumes.items.map((pv) => [pv.metadata?.name ?? '', pv]));
+    for (const claim of claims.items) {
+      const storageClass = ours.get(claim.spec?.storageClassName ?? '');
+      if (!storageClass || claim.metadata?.deletionTimestamp) continue;
+      const volumeName = claim.spec?.volumeName || volumeNameFor(claim);
+      const volume = volumesByName.get(volumeName);
+      if (!volume) {
+        if (!claim.spec?.volumeName && this.#shouldProvision(claim, storageClass))
+          await this.#provision(claim, storageClass);
+      } else if (volume.metadata?.annotations?.[provisionedByAnnotation] === fakeProvisioner) {
+        await this.#resize(claim, volume);
+      }
+    }
+    for (const volume of volumes.items) {
+      if (
+        volume.status?.phase === 'Released' &&
+        volume.metadata?.annotations?.[provisionedByAnnotation] === fakeProvisioner &&
+        (volume.spec?.persistentVolumeReclaimPolicy ?? 'Delete') === 'Delete' &&
+        !volume.metadata.deletionTimestamp
+      ) {
+        await this.#ignoreGone(this.#core.deletePersistentVolume({ name: volume.metadata.name! }));
+      }
+    }
+  }
+
+  #shouldProvision(claim: V1PersistentVolumeClaim, storageClass: V1StorageClass): boolean {
+    if (claim.status?.phase && claim.status.phase !== 'Pending') return false;
+    if (storageClass.volumeBindingMode !== 'WaitForFirstConsumer') return true;
+    return Boolean(claim.metadata?.annotations?.[selectedNodeAnnotation]);
+  }
+
+  async #provision(claim: V1PersistentVolumeClaim, storageClass: V1StorageClass): Promise<void> {
+    const name = volumeNameFor(claim);
+    const body: V1PersistentVolume = {
+      apiVersion: 'v1',
+      kind: 'PersistentVolume',
+      metadata: { name, annotations: { [provisionedByAnnotation]: fakeProvisioner } },
+      spec: {
+        capacity: { storage: claim.spec?.resources?.requests?.storage ?? '1Gi' },
+        accessModes: claim.spec?.accessModes ?? ['ReadWriteOnce'],
+        volumeMode: claim.spec?.volumeMode ?? 'Filesystem',
+        storageClassName: storageClass.metadata!.name!,
+        persistentVolumeReclaimPolicy: storageClass.reclaimPolicy ?? 'Delete',
+        hostPath: { path: `/tmp/envtest-volumes/${name}`, type: 'DirectoryOrCreate' },
+        claimRef: {
+          apiVersion: 'v1',
+          kind: 'PersistentVolumeClaim',
+          namespace: claim.metadata!.namespace!,
+          name: claim.metadata!.name!,
+          uid: claim.metadata!.uid!,
+        },
+      },
+    };
+    try {
+      await this.#core.createPersistentVolume({ body });
+    } catch (error) {
+      if (!isConflictOrExists(error)) throw error;
+    }
+  }
+
+  async #resize(claim: V1PersistentVolumeClaim, volume: V1PersistentVolume): Promise<void> {
+    const requested = claim.spec?.resources?.requests?.storage;
+    if (!requested || claim.status?.phase !== 'Bound') return;
+    const wanted = quantityBytes(requested);
+    if (wanted > quantityBytes(volume.spec?.capacity?.storage)) {
+      await this.#ignoreGone(
+        this.#core.patchPersistentVolume(
+          { name: volume.metadata!.name!, body: { spec: { capacity: { storage: requested } } } },
+          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+        ),
+      );
+    }
+    if (wanted > quantityBytes(claim.status?.capacity?.storage)) {
+      await this.#ignoreGone(
+        this.#core.patchNamespacedPersistentVolumeClaimStatus(
+          {
+            name: claim.metadata!.name!,
+            namespace: claim.metadata!.namespace!,
+            body: {
+              status: { capacity: { storage: requested }, allocatedResources: { storage: requested } },
+            },
+          },
+          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+        ),
+      );
+    }
+  }
+
+  async #ignoreGone(request: Promise<unknown>): Promise<void> {
+    try {
+      await request;
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+  }
+}
+
+function volumeNameFor(claim: V1PersistentVolumeClaim): string {
+  return `pvc-${claim.metadata?.uid ?? 'unknown'}`;
+}
