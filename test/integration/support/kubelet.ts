@@ -38,9 +38,17 @@ export class FakeKubelet {
     this.#timer = setInterval(() => void this.#poll(), intervalMs);
   }
 
-  async stop(): Promise<void> {
+  /** Waits a bounded time for handlers: one still held by a gate of a failed test must not hang the teardown. */
+  async stop(timeoutMs = 10_000): Promise<void> {
     clearInterval(this.#timer);
-    await Promise.allSettled([...this.#running]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.#running]),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, timeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
     await this.http.close();
   }
 

@@ -66,7 +66,8 @@ export async function runScriptPod(
 
   const env: Record<string, string> = {};
   for (const variable of container.env ?? []) {
-    if (variable.value !== undefined) env[variable.name] = localPath(variable.value);
+    // The API drops empty values (omitempty); the kubelet still sets the variable, to "".
+    if (!variable.valueFrom) env[variable.name] = localPath(variable.value ?? '');
     const ref = variable.valueFrom?.secretKeyRef;
     if (ref) {
       const secret = await http.get<V1Secret & KubeObject>(SECRETS, { namespace, name: ref.name ?? '' });

@@ -1,0 +1,135 @@
+// SampleDBBackup status from its Job and the Job's pods: pure. Success is only ever what the backup container itself
+// reported in its termination message (size and sha256 of the dump it wrote); a Job that "succeeded" without that
+// report is a failed backup, never a completed one.
+import type { V1ContainerStatus, V1Job, V1Pod } from '@kubernetes/client-node';
+import type { SampleDbBackupStatus } from '../api/index.ts';
+import { type Condition, mergeConditions } from '../runtime/index.ts';
+import { BACKUP_CONTAINER } from './backup-job.ts';
+import { parseBackupResult } from './scripts/backup.ts';
+
+const byCreation = (a: V1Pod, b: V1Pod) =>
+  String(a.metadata?.creationTimestamp ?? '').localeCompare(String(b.metadata?.creationTimestamp ?? ''));
+
+function backupContainer(pod: V1Pod): V1ContainerStatus | undefined {
+  return (
+    pod.status?.containerStatuses?.find((c) => c.name === BACKUP_CONTAINER) ??
+    pod.status?.containerStatuses?.[0]
+  );
+}
+
+function terminationMessage(pod: V1Pod): string | undefined {
+  const terminated = backupContainer(pod)?.state?.terminated;
+  return terminated?.message?.trim() || undefined;
+}
+
+const jobCondition = (job: V1Job, type: string) =>
+  job.status?.conditions?.find((c) => c.type === type && c.status === 'True');
+
+export type BackupOutcome =
+  | { phase: 'Running' }
+  | { phase: 'Completed'; sizeBytes: number; checksum: string; completedAt: string }
+  | { phase: 'Failed'; reason: string; message: string };
+
+export function backupOutcome(job: V1Job, pods: readonly V1Pod[]): BackupOutcome {
+  const sorted = [...pods].sort(byCreation);
+  if (jobCondition(job, 'Complete') || (job.status?.succeeded ?? 0) > 0) {
+    const succeeded = sorted.filter((p) => p.status?.phase === 'Succeeded');
+    for (const pod of succeeded.reverse()) {
+      const result = parseBackupResult(terminationMessage(pod));
+      if (result) {
+        const finishedAt = backupContainer(pod)?.state?.terminated?.finishedAt;
+        const completedAt =
+          (finishedAt ? new Date(finishedAt).toISOString() : undefined) ??
+          (job.status?.completionTime
+            ? new Date(job.status.completionTime).toISOString()
+            : new Date().toISOString());
+        return { phase: 'Completed', ...result, completedAt: `${completedAt.slice(0, 19)}Z` };
+      }
+    }
+    return {
+      phase: 'Failed',
+      reason: 'NoResult',
+      message:
+        'the backup Job succeeded but its container reported no result (a JSON line with sizeBytes and checksum in its termination message): the dump cannot be trusted',
+    };
+  }
+  const failed = jobCondition(job, 'Failed');
+  if (failed) {
+    const last = sorted
+      .map(terminationMessage)
+      .filter((m) => m !== undefined)
+      .at(-1);
+    return {
+      phase: 'Failed',
+      reason: failed.reason ?? 'BackupFailed',
+      message: `${failed.message ?? 'the backup Job failed'}${last ? `; last error: ${last.slice(-1024)}` : ''}`,
+    };
+  }
+  return { phase: 'Running' };
+}
+
+/** The status for an outcome, keeping what the previous status knew (startedAt, conditions' transition times). */
+export function backupStatus(
+  previous: SampleDbBackupStatus | undefined,
+  outcome: BackupOutcome,
+  location: string,
+  generation: number | undefined,
+  now: Date,
+): SampleDbBackupStatus {
+  const prior = (previous?.conditions ?? []) as Condition[];
+  const startedAt = previous?.startedAt ?? `${now.toISOString().slice(0, 19)}Z`;
+  const base = {
+    ...(generation !== undefined ? { observedGeneration: generation } : {}),
+    startedAt,
+    location,
+  };
+  switch (outcome.phase) {
+    case 'Running':
+      return {
+        ...base,
+        phase: 'Running',
+        message: 'The backup Job is running pg_dump.',
+        conditions: mergeConditions(
+          prior,
+          [{ type: 'Completed', status: 'False', reason: 'Running', message: 'pg_dump is running.' }],
+          now,
+        ),
+      };
+    case 'Completed':
+      return {
+        ...base,
+        phase: 'Completed',
+        completedAt: outcome.completedAt,
+        sizeBytes: outcome.sizeBytes,
+        checksum: outcome.checksum,
+        message: `Dump written to ${location}.`,
+        conditions: mergeConditions(
+          prior,
+          [
+            {
+              type: 'Completed',
+              status: 'True',
+              reason: 'BackupCompleted',
+              message: `Dump written to ${location}.`,
+            },
+            { type: 'Failed', status: 'False', reason: 'BackupCompleted', message: 'The backup completed.' },
+          ],
+          now,
+        ),
+      };
+    case 'Failed':
+      return {
+        ...base,
+        phase: 'Failed',
+        message: outcome.message,
+        conditions: mergeConditions(
+          prior,
+          [
+            { type: 'Completed', status: 'False', reason: outcome.reason, message: outcome.message },
+            { type: 'Failed', status: 'True', reason: outcome.reason, message: outcome.message },
+          ],
+          now,
+        ),
+      };
+  }
+}

@@ -1,0 +1,155 @@
+// What to do next while a SampleDB is being deleted, decided from what the cluster shows and nothing else: the
+// operator can be killed between any two steps and the next run picks up exactly where this one stopped, never
+// skipping the data-protection step and never deleting twice.
+import type { BackupPhase, DeletionPolicy } from '../../api/index.ts';
+
+export interface DataVolume {
+  name: string;
+  /** Has a deletionTimestamp already: deleting it again would be deleting twice. */
+  deleting: boolean;
+  /** Carries the orphaned label (policy Retain). */
+  orphaned: boolean;
+}
+
+/** A VolumeSnapshot taken of one data volume for this deletion. */
+export interface FinalSnapshot {
+  name: string;
+  pvcName: string;
+  readyToUse: boolean;
+  error?: string;
+}
+
+/** A SampleDBBackup taken for this deletion (when snapshots are unavailable). */
+export interface FinalBackup {
+  name: string;
+  attempt: number;
+  phase?: BackupPhase;
+  /** When it failed (the Failed condition's transition), for the retry backoff. */
+  failedAt?: string;
+  message?: string;
+}
+
+export interface DeletionObservation {
+  policy: DeletionPolicy;
+  /** A usable VolumeSnapshotClass; undefined when the snapshot API or a class is missing. */
+  snapshotClass?: string;
+  dataVolumes: readonly DataVolume[];
+  snapshots: readonly FinalSnapshot[];
+  backups: readonly FinalBackup[];
+  statefulSet: 'present' | 'deleting' | 'absent';
+  databasePodExists: boolean;
+  /** The backups PVC the operator created (never the user's claimName), if it exists. */
+  backupVolume?: { name: string; deleting: boolean };
+  /** SampleDBBackups of this SampleDB (removed under policy Delete). */
+  backupObjects: readonly string[];
+  now: Date;
+}
+
+export type ProtectionMethod = 'snapshot' | 'backup' | 'none';
+
+export type DeletionAction =
+  | { kind: 'create-snapshot'; pvcName: string; className: string }
+  | { kind: 'wait-snapshot'; pending: string[]; errors: string[] }
+  | { kind: 'create-backup'; attempt: number }
+  | { kind: 'wait-backup'; name: string; retryInMs?: number; lastError?: string }
+  | { kind: 'delete-statefulset' }
+  | { kind: 'wait-workload-gone' }
+  | { kind: 'delete-data-volumes'; names: string[] }
+  | { kind: 'orphan-data-volumes'; names: string[] }
+  | { kind: 'delete-backup-objects'; names: string[] }
+  | { kind: 'delete-backup-volume'; name: string }
+  | { kind: 'remove-finalizer' };
+
+export interface DeletionPlan {
+  method: ProtectionMethod;
+  /** True once the data is protected (or needs no protection): from then on, deleting data is allowed. */
+  protected: boolean;
+  next: DeletionAction;
+}
+
+const BACKUP_RETRY_BASE_MS = 30_000;
+const BACKUP_RETRY_MAX_MS = 10 * 60_000;
+
+/** How long to wait after the n-th failed final backup before the next attempt: 30 s, 1 min, 2 min, ... 10 min. */
+export function backupRetryDelayMs(failedAttempts: number): number {
+  return Math.min(BACKUP_RETRY_MAX_MS, BACKUP_RETRY_BASE_MS * 2 ** Math.max(0, failedAttempts - 1));
+}
+
+/**
+ * Snapshot or backup? Once one has been started it is kept (a class appearing or disappearing mid-deletion must not
+ * make the operator start over with the other method).
+ */
+export function protectionMethod(obs: DeletionObservation): ProtectionMethod {
+  if (obs.policy !== 'Snapshot') return 'none';
+  if (obs.dataVolumes.length === 0 && obs.snapshots.length === 0 && obs.backups.length === 0) return 'none';
+  if (obs.snapshots.length > 0) return 'snapshot';
+  if (obs.backups.length > 0) return 'backup';
+  return obs.snapshotClass ? 'snapshot' : 'backup';
+}
+
+function protectionStep(obs: DeletionObservation, method: ProtectionMethod): DeletionAction | undefined {
+  if (method === 'snapshot') {
+    const className = obs.snapshotClass;
+    for (const volume of obs.dataVolumes) {
+      if (obs.snapshots.some((s) => s.pvcName === volume.name)) continue;
+      // A data volume already being deleted cannot be snapshotted any more; it was protected by an earlier run.
+      if (volume.deleting) continue;
+      if (!className) {
+        return {
+          kind: 'wait-snapshot',
+          pending: [volume.name],
+          errors: ['no VolumeSnapshotClass is available any more to snapshot the remaining volumes'],
+        };
+      }
+      return { kind: 'create-snapshot', pvcName: volume.name, className };
+    }
+    const notReady = obs.snapshots.filter((s) => !s.readyToUse);
+    if (notReady.length === 0) return undefined;
+    return {
+      kind: 'wait-snapshot',
+      pending: notReady.map((s) => s.name),
+      errors: notReady.flatMap((s) => (s.error ? [`${s.name}: ${s.error}`] : [])),
+    };
+  }
+  if (method === 'backup') {
+    const latest = [...obs.backups].sort((a, b) => a.attempt - b.attempt).at(-1);
+    if (!latest) return { kind: 'create-backup', attempt: 1 };
+    if (latest.phase === 'Completed') return undefined;
+    if (latest.phase !== 'Failed') return { kind: 'wait-backup', name: latest.name };
+    const failedAt = latest.failedAt ? Date.parse(latest.failedAt) : obs.now.getTime();
+    const retryAt = failedAt + backupRetryDelayMs(latest.attempt);
+    const lastError = latest.message ?? 'the final backup failed';
+    if (obs.now.getTime() < retryAt) {
+      return { kind: 'wait-backup', name: latest.name, retryInMs: retryAt - obs.now.getTime(), lastError };
+    }
+    return { kind: 'create-backup', attempt: latest.attempt + 1 };
+  }
+  return undefined;
+}
+
+/** The next thing to do for a SampleDB being deleted. */
+export function planDeletion(obs: DeletionObservation): DeletionPlan {
+  const method = protectionMethod(obs);
+  const protecting = protectionStep(obs, method);
+  if (protecting) return { method, protected: false, next: protecting };
+  const plan = (next: DeletionAction): DeletionPlan => ({ method, protected: true, next });
+
+  // The workload goes first: PostgreSQL stops writing before its volumes are released.
+  if (obs.statefulSet === 'present') return plan({ kind: 'delete-statefulset' });
+  if (obs.statefulSet === 'deleting' || obs.databasePodExists) return plan({ kind: 'wait-workload-gone' });
+
+  if (obs.policy === 'Retain') {
+    const names = obs.dataVolumes.filter((v) => !v.orphaned && !v.deleting).map((v) => v.name);
+    if (names.length > 0) return plan({ kind: 'orphan-data-volumes', names });
+    return plan({ kind: 'remove-finalizer' });
+  }
+  const undeleted = obs.dataVolumes.filter((v) => !v.deleting).map((v) => v.name);
+  if (undeleted.length > 0) return plan({ kind: 'delete-data-volumes', names: undeleted });
+  if (obs.policy === 'Delete') {
+    if (obs.backupObjects.length > 0)
+      return plan({ kind: 'delete-backup-objects', names: [...obs.backupObjects] });
+    if (obs.backupVolume && !obs.backupVolume.deleting)
+      return plan({ kind: 'delete-backup-volume', name: obs.backupVolume.name });
+  }
+  return plan({ kind: 'remove-finalizer' });
+}

@@ -1,0 +1,95 @@
+// The init Job: created once the database pod is ready (never re-applied: a Job's pod template is immutable, and a
+// finished Job is the record that initialization happened). With bootstrap.fromBackup it restores that backup.
+import type { V1Job, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
+import { resolveSampleDbSpec, type SampleDbBackupObject } from '../../api/index.ts';
+import { initJob, type RestoreSource } from '../init-job.ts';
+import { JOBS, PODS, SAMPLEDB_BACKUPS } from '../resources.ts';
+import { CONDITION_INITIALIZED } from '../status.ts';
+import type { Step, StepContext } from './context.ts';
+
+/** "pvc://<claim>/<path>" → claim and path, or undefined when it is not a location on a backup volume. */
+export function parseBackupLocation(
+  location: string | undefined,
+): { claimName: string; path: string } | undefined {
+  const match = /^pvc:\/\/([^/]+)\/(.+)$/.exec(location ?? '');
+  return match ? { claimName: match[1] as string, path: match[2] as string } : undefined;
+}
+
+export type RestoreResolution =
+  | { ok: true; source: RestoreSource }
+  | { ok: false; reason: string; message: string };
+
+/** Pure: the RestoreSource of bootstrap.fromBackup from the SampleDBBackup as found (or not). */
+export function resolveRestoreSource(
+  name: string,
+  backup: SampleDbBackupObject | undefined,
+): RestoreResolution {
+  if (!backup) {
+    return {
+      ok: false,
+      reason: 'BackupNotFound',
+      message: `SampleDBBackup ${name} (bootstrap.fromBackup) was not found in this namespace: create it or fix the name.`,
+    };
+  }
+  const status = backup.status;
+  if (status?.phase !== 'Completed') {
+    return {
+      ok: false,
+      reason: status?.phase === 'Failed' ? 'BackupFailed' : 'BackupNotCompleted',
+      message: `SampleDBBackup ${name} (bootstrap.fromBackup) is ${status?.phase ?? 'Pending'}: the database is restored once it has Completed.`,
+    };
+  }
+  const location = parseBackupLocation(status.location);
+  if (!location) {
+    return {
+      ok: false,
+      reason: 'BackupLocationInvalid',
+      message: `SampleDBBackup ${name} has no usable status.location ("${status.location ?? ''}").`,
+    };
+  }
+  return { ok: true, source: { ...location, ...(status.checksum ? { checksum: status.checksum } : {}) } };
+}
+
+function initPrerequisites(ctx: StepContext): boolean {
+  const { observed } = ctx;
+  const sts = observed.statefulSet as V1StatefulSet | undefined;
+  if ((sts?.status?.readyReplicas ?? 0) < 1) return false;
+  if (!observed.credentialsSecret) return false;
+  const initSql = resolveSampleDbSpec(ctx.db.spec).bootstrap.initSQL;
+  if (initSql && observed.initSqlConfigMap?.data?.[initSql.key] === undefined) return false;
+  return true;
+}
+
+export const ensureInitJob: Step = {
+  name: 'init-job',
+  async run(ctx) {
+    const { db, namespace, names, view, client } = ctx;
+    const existing = view.get<V1Job & { metadata: object }>(JOBS, namespace, names.initJob);
+    if (existing) {
+      ctx.observed.initJob = existing;
+      ctx.observed.initJobPods = view.ownedBy<V1Pod & { metadata: object }>(PODS, existing.metadata?.uid);
+      return undefined;
+    }
+    if (!initPrerequisites(ctx)) return undefined;
+    let restore: RestoreSource | undefined;
+    const fromBackup = db.spec.bootstrap?.fromBackup?.name;
+    if (fromBackup) {
+      const resolved = resolveRestoreSource(fromBackup, view.get(SAMPLEDB_BACKUPS, namespace, fromBackup));
+      if (!resolved.ok) {
+        ctx.overrides.push({
+          type: CONDITION_INITIALIZED,
+          status: 'False',
+          reason: resolved.reason,
+          message: resolved.message,
+        });
+        return undefined;
+      }
+      restore = resolved.source;
+    }
+    ctx.observed.initJob = await client.apply<V1Job & { metadata: object }>(
+      JOBS,
+      initJob(db, restore) as never,
+    );
+    return undefined;
+  },
+};

@@ -1,0 +1,94 @@
+// Storage growth: the data PVC is patched when its StorageClass allows expansion; otherwise a condition says why the
+// volume stays as it is and what to do instead.
+import type { V1PersistentVolumeClaim, V1StorageClass } from '@kubernetes/client-node';
+import { compareQuantities, resolveSampleDbSpec } from '../../api/index.ts';
+import { PVCS, STORAGE_CLASSES } from '../resources.ts';
+import type { Step } from './context.ts';
+
+export const CONDITION_STORAGE_RESIZED = 'StorageResized';
+
+export type StorageDecision =
+  | { kind: 'none' }
+  | { kind: 'expand'; from: string; to: string }
+  | { kind: 'not-expandable'; from: string; to: string; storageClass: string }
+  | { kind: 'resizing'; to: string; capacity: string | undefined };
+
+/** Pure: what the storage step does for a data PVC and the spec's size. */
+export function decideStorage(
+  pvc: V1PersistentVolumeClaim | undefined,
+  wanted: string,
+  storageClass: V1StorageClass | undefined,
+): StorageDecision {
+  const requested = pvc?.spec?.resources?.requests?.storage;
+  if (!pvc || !requested) return { kind: 'none' };
+  if (compareQuantities(wanted, requested) > 0) {
+    if (storageClass?.allowVolumeExpansion === true) return { kind: 'expand', from: requested, to: wanted };
+    return {
+      kind: 'not-expandable',
+      from: requested,
+      to: wanted,
+      storageClass: pvc.spec?.storageClassName ?? '(none)',
+    };
+  }
+  const capacity = pvc.status?.capacity?.storage;
+  if (capacity && compareQuantities(capacity, requested) < 0)
+    return { kind: 'resizing', to: requested, capacity };
+  return { kind: 'none' };
+}
+
+export const growStorage: Step = {
+  name: 'storage',
+  async run(ctx) {
+    const pvc = ctx.observed.dataPvc;
+    const wanted = resolveSampleDbSpec(ctx.db.spec).storage.size;
+    const className = pvc?.spec?.storageClassName;
+    const storageClass = className
+      ? ctx.view.get<V1StorageClass & { metadata: object }>(STORAGE_CLASSES, '', className)
+      : undefined;
+    const decision = decideStorage(pvc, wanted, storageClass);
+    const name = ctx.names.dataPvc;
+    const generation = ctx.db.metadata.generation;
+    const condition = (status: 'True' | 'False', reason: string, message: string) =>
+      ctx.conditions.push({
+        type: CONDITION_STORAGE_RESIZED,
+        status,
+        reason,
+        message,
+        ...(generation !== undefined ? { observedGeneration: generation } : {}),
+      });
+    switch (decision.kind) {
+      case 'expand':
+        ctx.observed.dataPvc = (await ctx.client.patch(
+          PVCS,
+          { namespace: ctx.namespace, name },
+          { spec: { resources: { requests: { storage: decision.to } } } },
+          'merge',
+        )) as never;
+        condition(
+          'False',
+          'Expanding',
+          `Growing PersistentVolumeClaim ${name} from ${decision.from} to ${decision.to}.`,
+        );
+        break;
+      case 'resizing':
+        condition(
+          'False',
+          'Expanding',
+          `PersistentVolumeClaim ${name} was asked for ${decision.to}; the volume has ${decision.capacity} so far.`,
+        );
+        break;
+      case 'not-expandable':
+        condition(
+          'False',
+          'ExpansionNotSupported',
+          `spec.storage.size is ${decision.to} but PersistentVolumeClaim ${name} stays at ${decision.from}: StorageClass ${decision.storageClass} does not allow volume expansion (allowVolumeExpansion is not true). Ask the cluster administrator to enable it, or restore a backup into a new SampleDB of the larger size.`,
+        );
+        break;
+      case 'none':
+        if (pvc)
+          condition('True', 'SizeMatches', `PersistentVolumeClaim ${name} has the requested size ${wanted}.`);
+        break;
+    }
+    return undefined;
+  },
+};
