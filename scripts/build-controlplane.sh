@@ -15,47 +15,16 @@ k8s_version=$(awk '$1 == "require" && $2 == "k8s.io/kubernetes" { print $3 } $1 
 etcd_version=$(awk '$1 == "go.etcd.io/etcd/server/v3" { print $2 } $1 == "require" && $2 == "go.etcd.io/etcd/server/v3" { print $3 }' "$modules/etcd/go.mod" | head -n1)
 cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/sampledb-operator"
 bin_dir="$cache_root/k8s-$k8s_version/bin"
-
-# The stamp ties the binaries to the exact module files that built them: edit a go.mod and they are rebuilt.
-stamp_of() { cat "$modules/$1/go.mod" "$modules/$1/go.sum" | sha256sum | cut -c1-16; }
+log_prefix=build-controlplane
+# shellcheck source=scripts/lib/go-build.sh
+source "$repo_root/scripts/lib/go-build.sh"
 
 if [[ "${1:-}" == "--print" ]]; then
   echo "$bin_dir"
   exit 0
 fi
 
-command -v go >/dev/null || { echo "build-controlplane: Go is required (go 1.26+)" >&2; exit 1; }
-mkdir -p "$bin_dir"
-export GOFLAGS="${GOFLAGS:--buildvcs=false} -trimpath"
-export CGO_ENABLED=0
-
-# Prints a line every 30 s while a long build runs, so CI logs show it is alive.
-with_progress() {
-  local label=$1 started=$SECONDS
-  shift
-  echo "build-controlplane: $label ..."
-  ( while sleep 30; do echo "build-controlplane:   still building $label ($((SECONDS - started))s)"; done ) &
-  local ticker=$!
-  local status=0
-  "$@" || status=$?
-  kill "$ticker" 2>/dev/null || true
-  wait "$ticker" 2>/dev/null || true
-  if [[ $status -ne 0 ]]; then
-    echo "build-controlplane: $label FAILED" >&2
-    return $status
-  fi
-  echo "build-controlplane: $label done in $((SECONDS - started))s"
-}
-
-# fresh NAME BINARIES... : true when every binary exists and was built from the current module files.
-fresh() {
-  local module=$1 stamp
-  shift
-  stamp=$(stamp_of "$module")
-  [[ -f "$bin_dir/.$module.stamp" && "$(cat "$bin_dir/.$module.stamp")" == "$stamp" ]] || return 1
-  for b in "$@"; do [[ -x "$bin_dir/$b" ]] || return 1; done
-}
-mark() { stamp_of "$1" > "$bin_dir/.$1.stamp"; }
+go_build_env
 
 minor=${k8s_version#v1.}
 minor=${minor%%.*}

@@ -27,7 +27,7 @@ run_tests() {
 
 step "lint (biome, shellcheck)"
 biome check .
-shellcheck scripts/*.sh .ci/run
+shellcheck -x scripts/*.sh scripts/lib/*.sh .ci/run
 
 step "type-check"
 tsc -p tsconfig.json --noEmit
@@ -45,8 +45,11 @@ tsc -p tsconfig.build.json
 step "unit tests"
 run_tests npm run -s test:unit
 
-step "control-plane binaries"
+step "control-plane binaries (cold: ~17 min on 2 cores, then cached)"
 bash scripts/build-controlplane.sh
+
+step "pulumi binaries: CLI and Kubernetes provider (cold: ~35 min on 2 cores, then cached)"
+bash scripts/build-pulumi.sh
 
 step "integration tests (real kube-apiserver, etcd, controllers, kwok; real PostgreSQL)"
 run_tests npm run -s test:integration

@@ -19,18 +19,43 @@ const spec = (patch: Record<string, unknown>) => ({ ...VALID_SPEC, ...patch });
 export const INVALID_CREATES: readonly InvalidCreate[] = [
   { title: 'missing version', spec: { storage: { size: '1Gi' } }, field: 'spec.version', layer: 'schema' },
   { title: 'missing storage', spec: { version: '16' }, field: 'spec.storage', layer: 'schema' },
-  { title: 'version not a number', spec: spec({ version: 'latest' }), field: 'spec.version', layer: 'schema' },
+  {
+    title: 'version not a number',
+    spec: spec({ version: 'latest' }),
+    field: 'spec.version',
+    layer: 'schema',
+  },
   { title: 'unsupported major version', spec: spec({ version: '12' }), field: 'spec.version', layer: 'cel' },
-  { title: 'storage size not a quantity', spec: spec({ storage: { size: 'ten gigs' } }), field: 'spec.storage.size', layer: 'schema' },
-  { title: 'storage size zero', spec: spec({ storage: { size: '0' } }), field: 'spec.storage.size', layer: 'cel' },
+  {
+    title: 'storage size not a quantity',
+    spec: spec({ storage: { size: 'ten gigs' } }),
+    field: 'spec.storage.size',
+    layer: 'schema',
+  },
+  {
+    title: 'storage size zero',
+    spec: spec({ storage: { size: '0' } }),
+    field: 'spec.storage.size',
+    layer: 'cel',
+  },
   {
     title: 'storageClassName not a name',
     spec: spec({ storage: { size: '1Gi', storageClassName: 'Fast SSD' } }),
     field: 'spec.storage.storageClassName',
     layer: 'schema',
   },
-  { title: 'service type unknown', spec: spec({ service: { type: 'Ingress' } }), field: 'spec.service.type', layer: 'schema' },
-  { title: 'service port out of range', spec: spec({ service: { port: 70000 } }), field: 'spec.service.port', layer: 'schema' },
+  {
+    title: 'service type unknown',
+    spec: spec({ service: { type: 'Ingress' } }),
+    field: 'spec.service.type',
+    layer: 'schema',
+  },
+  {
+    title: 'service port out of range',
+    spec: spec({ service: { port: 70000 } }),
+    field: 'spec.service.port',
+    layer: 'schema',
+  },
   {
     title: 'cpu limit below request',
     spec: spec({ resources: { requests: { cpu: '2' }, limits: { cpu: '1' } } }),
@@ -73,14 +98,24 @@ export const INVALID_CREATES: readonly InvalidCreate[] = [
     field: 'spec.postgresql.parameters',
     layer: 'cel',
   },
-  { title: 'schedule not cron', spec: spec({ backup: { schedule: 'every day' } }), field: 'spec.backup.schedule', layer: 'schema' },
+  {
+    title: 'schedule not cron',
+    spec: spec({ backup: { schedule: 'every day' } }),
+    field: 'spec.backup.schedule',
+    layer: 'schema',
+  },
   {
     title: 'timezone without schedule',
     spec: spec({ backup: { timezone: 'Asia/Seoul' } }),
     field: 'spec.backup.timezone',
     layer: 'cel',
   },
-  { title: 'empty retention', spec: spec({ backup: { schedule: '@daily', retention: {} } }), field: 'spec.backup.retention', layer: 'cel' },
+  {
+    title: 'empty retention',
+    spec: spec({ backup: { schedule: '@daily', retention: {} } }),
+    field: 'spec.backup.retention',
+    layer: 'cel',
+  },
   {
     title: 'retention count zero',
     spec: spec({ backup: { schedule: '@daily', retention: { count: 0 } } }),
@@ -161,8 +196,16 @@ export const INVALID_UPDATES: readonly InvalidUpdate[] = [
 ];
 
 /** Updates that must be accepted (so the rules are not simply refusing everything). */
-export const VALID_UPDATES: ReadonlyArray<{ title: string; before: Record<string, unknown>; after: Record<string, unknown> }> = [
-  { title: 'growing storage', before: spec({ storage: { size: '1Gi' } }), after: spec({ storage: { size: '2Gi' } }) },
+export const VALID_UPDATES: ReadonlyArray<{
+  title: string;
+  before: Record<string, unknown>;
+  after: Record<string, unknown>;
+}> = [
+  {
+    title: 'growing storage',
+    before: spec({ storage: { size: '1Gi' } }),
+    after: spec({ storage: { size: '2Gi' } }),
+  },
   { title: 'minor upgrade', before: spec({ version: '16' }), after: spec({ version: '16.4' }) },
   { title: 'major upgrade', before: spec({ version: '15' }), after: spec({ version: '16' }) },
   {

@@ -1,0 +1,158 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ValidationError } from '../../../src/api/index.ts';
+import { namespacesToCreate, parseStackConfig } from '../../../src/deploy/config.ts';
+
+const DIGEST_REF = `registry.example.com/sampledb-operator@sha256:${'0'.repeat(64)}`;
+const prebuilt = { build: false, ref: DIGEST_REF };
+
+function fieldsOf(fn: () => unknown): string[] {
+  try {
+    fn();
+  } catch (err) {
+    assert.ok(err instanceof ValidationError, String(err));
+    return err.errors.map((e) => e.field);
+  }
+  assert.fail('expected a ValidationError');
+}
+
+describe('parseStackConfig', () => {
+  test('fills in the operator defaults and the image build defaults', () => {
+    const config = parseStackConfig({ image: { registry: 'ghcr.io/acme/' } }, '1.2.3');
+    assert.equal(config.namespace, 'sampledb-system');
+    assert.equal(config.replicas, 2);
+    assert.equal(config.logLevel, 'info');
+    assert.deepEqual(config.watchNamespaces, []);
+    assert.deepEqual(config.instances, []);
+    assert.equal(config.createNamespaces, true);
+    assert.equal(config.retainCrdsOnDelete, false);
+    assert.deepEqual(config.image, {
+      build: true,
+      registry: 'ghcr.io/acme',
+      repository: 'sampledb-operator',
+      tag: '1.2.3',
+      platforms: ['linux/amd64', 'linux/arm64'],
+      push: true,
+      cache: true,
+    });
+  });
+
+  test('accepts the strings `pulumi config set` stores for numbers and booleans', () => {
+    const config = parseStackConfig(
+      { image: { build: 'false', ref: DIGEST_REF }, replicas: '3', createNamespaces: 'false' },
+      '0.1.0',
+    );
+    assert.deepEqual(config.image, { build: false, ref: DIGEST_REF });
+    assert.equal(config.replicas, 3);
+    assert.equal(config.createNamespaces, false);
+  });
+
+  test('a prebuilt image must be pinned by digest', () => {
+    assert.deepEqual(
+      fieldsOf(() => parseStackConfig({ image: { build: false, ref: 'registry.example.com/op:1.0' } }, '0')),
+      ['image.ref'],
+    );
+    assert.deepEqual(
+      fieldsOf(() => parseStackConfig({ image: { build: false } }, '0')),
+      ['image.ref'],
+    );
+  });
+
+  test('build-only keys are refused with a prebuilt image and the other way round', () => {
+    assert.deepEqual(
+      fieldsOf(() => parseStackConfig({ image: { ...prebuilt, registry: 'ghcr.io/acme' } }, '0')),
+      ['image.registry'],
+    );
+    assert.deepEqual(
+      fieldsOf(() => parseStackConfig({ image: { registry: 'ghcr.io/acme', ref: DIGEST_REF } }, '0')),
+      ['image.ref'],
+    );
+  });
+
+  test('every bad key is reported at once, by name', () => {
+    const fields = fieldsOf(() =>
+      parseStackConfig(
+        {
+          namespace: 'Not_A_Namespace',
+          image: { registry: 'ghcr.io/acme', platforms: ['amd64'], push: false, colour: 'blue' },
+          replicas: 0,
+          logLevel: 'verbose',
+          watchNamespaces: ['shop', 'billing'],
+          resources: { requests: { cpu: 'lots' }, limit: {} },
+          instances: [{ name: 'orders', spec: { version: '16' } }, 'nope'],
+        },
+        '0',
+      ),
+    );
+    assert.deepEqual(fields.sort(), [
+      'image.colour',
+      'image.platforms[0]',
+      'image.push',
+      'instances[0].namespace',
+      'instances[1]',
+      'logLevel',
+      'namespace',
+      'replicas',
+      'resources.limit',
+      'resources.requests.cpu',
+      'watchNamespaces',
+    ]);
+  });
+
+  test('an instance outside the watched namespace would never be reconciled', () => {
+    assert.deepEqual(
+      fieldsOf(() =>
+        parseStackConfig(
+          {
+            image: prebuilt,
+            watchNamespaces: ['shop'],
+            instances: [
+              { name: 'orders', namespace: 'billing', spec: { version: '16', storage: { size: '1Gi' } } },
+            ],
+          },
+          '0',
+        ),
+      ),
+      ['instances[0].namespace'],
+    );
+  });
+
+  test('image is required', () => {
+    assert.deepEqual(
+      fieldsOf(() => parseStackConfig({}, '0')),
+      ['image'],
+    );
+  });
+});
+
+describe('namespacesToCreate', () => {
+  const spec = { version: '16', storage: { size: '1Gi' } };
+  test('watched and instance namespaces, once each, never the operator namespace', () => {
+    const config = parseStackConfig(
+      {
+        namespace: 'ops',
+        image: prebuilt,
+        watchNamespaces: ['apps'],
+        instances: [
+          { name: 'a', namespace: 'apps', spec },
+          { name: 'b', namespace: 'apps', spec },
+        ],
+      },
+      '0',
+    );
+    assert.deepEqual(namespacesToCreate(config), ['apps']);
+    const inOperatorNamespace = parseStackConfig(
+      { namespace: 'ops', image: prebuilt, instances: [{ name: 'a', namespace: 'ops', spec }] },
+      '0',
+    );
+    assert.deepEqual(namespacesToCreate(inOperatorNamespace), []);
+  });
+
+  test('none when createNamespaces is false', () => {
+    const config = parseStackConfig(
+      { image: prebuilt, createNamespaces: false, instances: [{ name: 'a', namespace: 'apps', spec }] },
+      '0',
+    );
+    assert.deepEqual(namespacesToCreate(config), []);
+  });
+});
