@@ -3,7 +3,7 @@
 //
 // Environment (set by the Deployment in src/constructs/operator.ts):
 //   KUBECONFIG         a kubeconfig file; without it, the in-cluster ServiceAccount
-//   WATCH_NAMESPACES   "" (all namespaces) or one namespace
+//   WATCH_NAMESPACES   "" (all namespaces) or a comma-separated list (one watch per namespace, Role-scoped RBAC)
 //   LEADER_ELECTION    "true" to elect a leader through the Lease in POD_NAMESPACE (default false)
 //   POD_NAME           this replica's identity in the Lease (default: hostname + random)
 //   POD_NAMESPACE      where the Lease lives
@@ -18,7 +18,7 @@ import { SNAPSHOT_GROUP } from './sampledb/resources.ts';
 
 export interface OperatorSettings {
   kubeconfigPath: string | undefined;
-  namespace: string | undefined;
+  namespaces: string[];
   leaderElection: { namespace: string; identity: string | undefined } | undefined;
   logLevel: string;
   healthPort: number;
@@ -38,17 +38,14 @@ export function settingsFrom(env: Readonly<Record<string, string | undefined>>):
     .split(',')
     .map((n) => n.trim())
     .filter(Boolean);
-  if (namespaces.length > 1) {
-    throw new Error(
-      `WATCH_NAMESPACES="${env.WATCH_NAMESPACES}": this version watches all namespaces or exactly one; run one operator per namespace`,
-    );
-  }
+  const invalid = namespaces.filter((n) => !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(n));
+  if (invalid.length > 0) throw new Error(`WATCH_NAMESPACES: not namespace names: ${invalid.join(', ')}`);
   const leaderElection = (env.LEADER_ELECTION ?? 'false').toLowerCase() === 'true';
   if (leaderElection && !env.POD_NAMESPACE)
     throw new Error('LEADER_ELECTION=true needs POD_NAMESPACE for the Lease');
   return {
     kubeconfigPath: env.KUBECONFIG || undefined,
-    namespace: namespaces[0],
+    namespaces: [...new Set(namespaces)],
     leaderElection:
       leaderElection && env.POD_NAMESPACE
         ? { namespace: env.POD_NAMESPACE, identity: env.POD_NAME || undefined }
@@ -83,7 +80,7 @@ export async function runOperator(settings: OperatorSettings, logger: Logger): P
     kubeConfig: kubeConfigFor(settings),
     logger,
     healthPort: settings.healthPort,
-    ...(settings.namespace ? { namespace: settings.namespace } : {}),
+    namespaces: settings.namespaces,
     ...(settings.leaderElection
       ? {
           leaderElection: {
@@ -104,7 +101,7 @@ export async function runOperator(settings: OperatorSettings, logger: Logger): P
   const metricsPort = await metrics?.start();
   logger.info(
     {
-      namespace: settings.namespace ?? '(all)',
+      namespaces: settings.namespaces.length > 0 ? settings.namespaces : '(all)',
       leaderElection: Boolean(settings.leaderElection),
       snapshots,
       metricsPort,

@@ -275,13 +275,6 @@ export function parseStackConfig(raw: RawStackConfig, version: string): StackCon
   if (!LOG_LEVELS.includes(logLevel)) c.add('logLevel', `must be one of ${LOG_LEVELS.join(', ')}`);
 
   const watchNamespaces = c.names('watchNamespaces', raw.watchNamespaces);
-  // The controller (src/main.ts, WATCH_NAMESPACES) watches all namespaces or exactly one.
-  if (watchNamespaces.length > 1) {
-    c.add(
-      'watchNamespaces',
-      'this operator version watches all namespaces ([]) or exactly one; run one stack per namespace',
-    );
-  }
   const imagePullSecrets = c.names('imagePullSecrets', raw.imagePullSecrets);
   const resources = parseResources(c, raw.resources);
   const instances = parseInstances(c, raw.instances, watchNamespaces);

@@ -32,6 +32,8 @@ export interface ManagerOptions {
   healthHost?: string;
   /** Restrict namespaced watches to one namespace. */
   namespace?: string;
+  /** Restrict namespaced watches to these namespaces (one watch each); empty or omitted: all namespaces. */
+  namespaces?: readonly string[];
   registry?: Registry;
   logger?: Logger;
   /** How long SIGTERM waits for in-flight reconciles. Default 30 s. */
@@ -81,6 +83,7 @@ export class Manager {
       logger: this.logger,
       metrics: this.metrics,
       namespace: opts.namespace,
+      namespaces: opts.namespaces,
       ...opts.watch,
     });
     this.client = new Client({

@@ -3,7 +3,7 @@ import { ApiError, isStatus, type KubeHttp, type ListResult } from './http.ts';
 import { type Logger, silentLogger } from './logger.ts';
 import type { RuntimeMetrics } from './metrics.ts';
 import { compareResourceVersions, type KubeObject, objectKey, type ResourceType } from './resource.ts';
-import { Store, type StoreOptions } from './store.ts';
+import { byNamespace, Store, type StoreOptions } from './store.ts';
 
 export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
 export interface Change<T> {
@@ -223,7 +223,12 @@ export class Watcher<T extends KubeObject> {
       continueToken = page.metadata.continue || undefined;
     } while (continueToken);
 
-    const diff = diffRelist(this.store.entries(), items);
+    // A store shared by the watchers of several namespaces: only this namespace's objects can have vanished.
+    const namespace = this.#opts.namespace;
+    const known = namespace
+      ? this.store.byIndex(byNamespace, namespace).map((o) => [objectKey(o), o] as [string, T])
+      : this.store.entries();
+    const diff = diffRelist(known, items);
     for (const object of diff.deleted) {
       this.store.remove(objectKey(object));
       this.#emit({ type: 'DELETED', object });

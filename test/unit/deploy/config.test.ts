@@ -77,7 +77,7 @@ describe('parseStackConfig', () => {
           image: { registry: 'ghcr.io/acme', platforms: ['amd64'], push: false, colour: 'blue' },
           replicas: 0,
           logLevel: 'verbose',
-          watchNamespaces: ['shop', 'billing'],
+          watchNamespaces: ['shop', 'Bad Namespace'],
           resources: { requests: { cpu: 'lots' }, limit: {} },
           instances: [{ name: 'orders', spec: { version: '16' } }, 'nope'],
         },
@@ -95,7 +95,7 @@ describe('parseStackConfig', () => {
       'replicas',
       'resources.limit',
       'resources.requests.cpu',
-      'watchNamespaces',
+      'watchNamespaces[1]',
     ]);
   });
 

@@ -14,7 +14,10 @@ export class FakeKube {
   hangWatches = false;
   listCalls = 0;
   watchCalls = 0;
-  readonly #open = new Map<(e: WatchEvent<KubeObject> | 'close') => void, string>();
+  readonly #open = new Map<
+    (e: WatchEvent<KubeObject> | 'close') => void,
+    { plural: string; namespace: string | undefined }
+  >();
 
   put(name: string, data: Record<string, unknown> = {}, namespace = 'ns', plural = 'configmaps'): KubeObject {
     const key = `${plural}:${namespace}/${name}`;
@@ -64,17 +67,22 @@ export class FakeKube {
 
   #publish(plural: string, event: WatchEvent<KubeObject>): void {
     this.history.push({ rv: this.rv, plural, event });
-    for (const [send, watched] of this.#open) if (watched === plural) send(event);
+    for (const [send, watched] of this.#open) {
+      if (watched.plural === plural && inNamespace(event.object, watched.namespace)) send(event);
+    }
   }
 
   asHttp(): KubeHttp {
     return this as unknown as KubeHttp;
   }
 
-  async list(rt: ResourceType, opts: { limit?: number; continue?: string }): Promise<ListResult<KubeObject>> {
+  async list(
+    rt: ResourceType,
+    opts: { limit?: number; continue?: string; namespace?: string },
+  ): Promise<ListResult<KubeObject>> {
     this.listCalls++;
     const all = [...this.objects.entries()]
-      .filter(([key]) => key.startsWith(`${rt.plural}:`))
+      .filter(([key, o]) => key.startsWith(`${rt.plural}:`) && inNamespace(o, opts.namespace))
       .map(([, o]) => o)
       .sort((a, b) => objectKey(a).localeCompare(objectKey(b)));
     const start = opts.continue ? Number(opts.continue) : 0;
@@ -89,14 +97,16 @@ export class FakeKube {
 
   async watch(
     rt: ResourceType,
-    opts: { resourceVersion?: string; signal?: AbortSignal },
+    opts: { resourceVersion?: string; signal?: AbortSignal; namespace?: string },
   ): Promise<AsyncIterable<WatchEvent<KubeObject>>> {
     this.watchCalls++;
     const from = Number(opts.resourceVersion ?? 0);
     if (from < this.compactedRv) throw new ApiError(410, 'WATCH', '/fake', { reason: 'Expired', code: 410 });
     const buffered: (WatchEvent<KubeObject> | 'close')[] = this.hangWatches
       ? []
-      : this.history.filter((h) => h.rv > from && h.plural === rt.plural).map((h) => h.event);
+      : this.history
+          .filter((h) => h.rv > from && h.plural === rt.plural && inNamespace(h.event.object, opts.namespace))
+          .map((h) => h.event);
     const hang = this.hangWatches;
     let wake: (() => void) | undefined;
     const send = (e: WatchEvent<KubeObject> | 'close') => {
@@ -104,7 +114,7 @@ export class FakeKube {
       buffered.push(e);
       wake?.();
     };
-    this.#open.set(send, rt.plural);
+    this.#open.set(send, { plural: rt.plural, namespace: opts.namespace });
     const open = this.#open;
     const signal = opts.signal;
     async function* events(): AsyncIterable<WatchEvent<KubeObject>> {
@@ -127,6 +137,10 @@ export class FakeKube {
     }
     return events();
   }
+}
+
+function inNamespace(obj: KubeObject, namespace: string | undefined): boolean {
+  return namespace === undefined || obj.metadata.namespace === namespace;
 }
 
 export async function until(cond: () => boolean, what: string, timeoutMs = 5000): Promise<void> {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KubeObject, ResourceType } from '../../../src/runtime/resource.ts';
+import { Store } from '../../../src/runtime/store.ts';
 import { type Change, diffRelist, Watcher } from '../../../src/runtime/watcher.ts';
 import { FakeKube, until } from './fake-kube.ts';
 
@@ -123,6 +124,46 @@ describe('Watcher over a fake transport', () => {
     assert.equal(watcher.store.get('ns/b'), undefined);
     assert.ok(kube.listCalls >= 2, 'relisted');
     await watcher.stop();
+  });
+
+  it("with a store shared across namespaces, a relist of one namespace never deletes another's objects", async () => {
+    const kube = new FakeKube();
+    kube.put('a1', {}, 'team-a');
+    kube.put('b1', {}, 'team-b');
+    const store = new Store<KubeObject>();
+    const watchers = ['team-a', 'team-b'].map(
+      (namespace) =>
+        new Watcher<KubeObject>({
+          http: kube.asHttp(),
+          resource: configMaps,
+          namespace,
+          store,
+          stallTimeoutMs: 60_000,
+          backoff: { initialMs: 1, maxMs: 5 },
+        }),
+    );
+    const changes: Change<KubeObject>[] = [];
+    for (const w of watchers) {
+      w.onChange((c) => changes.push(c));
+      w.start();
+    }
+    await Promise.all(watchers.map((w) => w.waitForSync()));
+    await until(() => kube.openWatches === 2, 'two watches open');
+    assert.deepEqual(store.keys().sort(), ['team-a/a1', 'team-b/b1']);
+    kube.closeWatches();
+    kube.remove('a1', 'team-a');
+    kube.compact();
+    await until(
+      () => changes.some((c) => c.type === 'DELETED' && c.object.metadata.name === 'a1'),
+      'delete of a1',
+    );
+    assert.deepEqual(store.keys(), ['team-b/b1']);
+    assert.deepEqual(
+      changes.filter((c) => c.type === 'DELETED').map((c) => c.object.metadata.name),
+      ['a1'],
+      'only the vanished object is reported deleted',
+    );
+    await Promise.all(watchers.map((w) => w.stop()));
   });
 
   it('detects a silent watch, reports stalled, restarts it, and clears the flag once connected', async () => {

@@ -168,7 +168,7 @@ describe('settingsFrom (main.ts environment)', () => {
       }),
       {
         kubeconfigPath: undefined,
-        namespace: 'shop',
+        namespaces: ['shop'],
         leaderElection: { namespace: 'sampledb-system', identity: 'op-1' },
         logLevel: 'debug',
         healthPort: 8081,
@@ -178,9 +178,13 @@ describe('settingsFrom (main.ts environment)', () => {
   });
   it('defaults to all namespaces and no leader election, and refuses what it cannot do', () => {
     const settings = settingsFrom({ KUBECONFIG: '/tmp/kc' });
-    assert.equal(settings.namespace, undefined);
+    assert.deepEqual(settings.namespaces, []);
     assert.equal(settings.leaderElection, undefined);
-    assert.throws(() => settingsFrom({ WATCH_NAMESPACES: 'a,b' }), /all namespaces or exactly one/);
+    assert.deepEqual(settingsFrom({ WATCH_NAMESPACES: 'team-a, team-b,team-a' }).namespaces, [
+      'team-a',
+      'team-b',
+    ]);
+    assert.throws(() => settingsFrom({ WATCH_NAMESPACES: 'a,B_b' }), /not namespace names: B_b/);
     assert.throws(() => settingsFrom({ LEADER_ELECTION: 'true' }), /POD_NAMESPACE/);
     assert.throws(() => settingsFrom({ HEALTH_PORT: 'abc' }), /HEALTH_PORT/);
   });
