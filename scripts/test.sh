@@ -29,7 +29,11 @@ step "lint (biome, shellcheck)"
 biome check .
 shellcheck -x scripts/*.sh scripts/lib/*.sh .ci/run
 
-step "type-check"
+step "build the library (lib/, what the npm package exports)"
+rm -rf lib
+tsc -p tsconfig.build.json
+
+step "type-check (the package self-import in test/unit/package needs lib/ first)"
 tsc -p tsconfig.json --noEmit
 tsc -p tsconfig.imports.json
 
@@ -37,10 +41,6 @@ step "dist/ and imports/ are fresh"
 bash scripts/synth.sh --check
 bash scripts/import.sh --check
 node scripts/api-docs.ts --check
-
-step "build the library (lib/, what the npm package exports)"
-rm -rf lib
-tsc -p tsconfig.build.json
 
 step "unit tests"
 run_tests npm run -s test:unit
