@@ -190,7 +190,7 @@ export function toJson_SampleDbSpec(obj: SampleDbSpec | undefined): Record<strin
  */
 export interface SampleDbSpecBackup {
   /**
-   * Which completed backups to keep. Default: keep all.
+   * Which completed backups to keep. Default: keep all. Not enforced yet: this operator version computes which backups the policy would remove but deletes none (a removed SampleDBBackup would leave its dump on the backup volume).
    *
    * @schema SampleDbSpecBackup#retention
    */
@@ -484,7 +484,7 @@ export function toJson_SampleDbSpecStorage(obj: SampleDbSpecStorage | undefined)
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
 /**
- * Which completed backups to keep. Default: keep all.
+ * Which completed backups to keep. Default: keep all. Not enforced yet: this operator version computes which backups the policy would remove but deletes none (a removed SampleDBBackup would leave its dump on the backup volume).
  *
  * @schema SampleDbSpecBackupRetention
  */

@@ -316,7 +316,12 @@ export const BackupSchema = withRules(
                 }),
               ),
             },
-            { description: 'Which completed backups to keep. Default: keep all.' },
+            {
+              description:
+                'Which completed backups to keep. Default: keep all. Not enforced yet: this operator version ' +
+                'computes which backups the policy would remove but deletes none (a removed SampleDBBackup would ' +
+                'leave its dump on the backup volume).',
+            },
           ),
           [
             {

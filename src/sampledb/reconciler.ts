@@ -6,6 +6,7 @@ import type { ReconcileContext, ReconcileRequest, ReconcileResult, Reconciler } 
 import { runDeletion } from './deletion/step.ts';
 import { namesFor } from './names.ts';
 import { SAMPLEDBS } from './resources.ts';
+import { scheduleBackups } from './steps/backup-schedule.ts';
 import { ensureBackupPvc } from './steps/backup-volume.ts';
 import { applyConfig, applyServices } from './steps/configuration.ts';
 import type { SampleDbDeps, Step, StepContext, StepResult } from './steps/context.ts';
@@ -30,6 +31,8 @@ export const LIVE_STEPS: readonly Step[] = [
   growStorage,
   ensureInitJob,
   publishConnection,
+  // Last: it needs the full observation to know the database is Ready.
+  scheduleBackups,
 ];
 
 /** Runs steps in order until one halts; returns the shortest requeue any of them asked for. */
