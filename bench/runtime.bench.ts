@@ -5,6 +5,7 @@
  *  - reconciles/s (no-op reconciler over 5,000 keys; SSA-writing reconciler over 500 keys).
  * Prints a table and writes bench/results/runtime-<timestamp>.json.
  */
+
 import { spawnSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -16,22 +17,16 @@ import {
   KubeHttp,
   type KubeObject,
   Manager,
-  type ResourceType,
   silentLogger,
   Watcher,
 } from '../src/runtime/index.ts';
+import { CONFIG_MAPS } from '../src/runtime/kinds.ts';
 
 interface ConfigMap extends KubeObject {
   data?: Record<string, string>;
 }
 
-const configMaps: ResourceType = {
-  group: '',
-  version: 'v1',
-  plural: 'configmaps',
-  kind: 'ConfigMap',
-  namespaced: true,
-};
+const configMaps = CONFIG_MAPS;
 const self = fileURLToPath(import.meta.url);
 
 function percentile(sorted: number[], p: number): number {

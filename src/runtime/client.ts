@@ -2,17 +2,12 @@ import { randomBytes } from 'node:crypto';
 import type { InformerCache } from './cache.ts';
 import { metaTime } from './conditions.ts';
 import { ApiError, type DeleteOptions, type KubeHttp, type PatchType } from './http.ts';
+import { EVENTS } from './kinds.ts';
 import { type KubeObject, keyOf, type ObjectRef, type ResourceType, refOf } from './resource.ts';
 
 export const defaultFieldManager = 'sampledb-operator';
 
-export const eventsResource: ResourceType = {
-  group: 'events.k8s.io',
-  version: 'v1',
-  plural: 'events',
-  kind: 'Event',
-  namespaced: true,
-};
+export const eventsResource: ResourceType = EVENTS;
 
 /** The write lost a race with another writer; the reconcile should retry from a fresher cache. */
 export class ConflictError extends Error {

@@ -22,6 +22,7 @@ export {
 } from './controller.ts';
 export { type Check, HealthServer, type HealthServerOptions } from './health.ts';
 export { ApiError, isStatus, KubeHttp, type KubeHttpOptions, type WatchEvent } from './http.ts';
+export * from './kinds.ts';
 export {
   kubeLeaseApi,
   LeaderElector,

@@ -1,18 +1,13 @@
 import { microTime } from './client.ts';
 import { type Clock, realClock, sleep } from './clock.ts';
 import { ApiError, type KubeHttp } from './http.ts';
+import { LEASES } from './kinds.ts';
 import { type Logger, silentLogger } from './logger.ts';
 import type { RuntimeMetrics } from './metrics.ts';
 import type { KubeObject, ResourceType } from './resource.ts';
 import { describe } from './watcher.ts';
 
-export const leaseResource: ResourceType = {
-  group: 'coordination.k8s.io',
-  version: 'v1',
-  plural: 'leases',
-  kind: 'Lease',
-  namespaced: true,
-};
+export const leaseResource: ResourceType = LEASES;
 
 export interface LeaseSpec {
   holderIdentity?: string;

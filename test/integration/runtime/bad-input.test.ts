@@ -1,20 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ControlPlane, pollUntil } from '../../../src/envtest/index.ts';
-import type { KubeObject, ResourceType } from '../../../src/runtime/index.ts';
+import type { KubeObject } from '../../../src/runtime/index.ts';
+import { EVENTS } from '../../../src/runtime/kinds.ts';
 import { isEffect, isReconcile, OperatorProcess, sleep, TestKube } from './helpers.ts';
 
 // A reconciler that throws on a malformed object (the fixture throws on data.poison=true) must not crash the
 // process or spin: the key backs off exponentially, the error surfaces as one deduplicated Warning Event, other
 // keys keep being served, and fixing the object ends the retries.
 
-const events: ResourceType = {
-  group: 'events.k8s.io',
-  version: 'v1',
-  plural: 'events',
-  kind: 'Event',
-  namespaced: true,
-};
+const events = EVENTS;
 interface Event extends KubeObject {
   reason?: string;
   note?: string;

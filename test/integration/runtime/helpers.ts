@@ -7,23 +7,12 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { type ControlPlane, pollUntil } from '../../../src/envtest/index.ts';
 import { ApiError, KubeHttp } from '../../../src/runtime/http.ts';
-import type { KubeObject, ResourceType } from '../../../src/runtime/resource.ts';
+import { CONFIG_MAPS, NAMESPACES } from '../../../src/runtime/kinds.ts';
+import type { KubeObject } from '../../../src/runtime/resource.ts';
 import type { FixtureConfig } from './fixtures/configmap-operator.ts';
 
-export const configMaps: ResourceType = {
-  group: '',
-  version: 'v1',
-  plural: 'configmaps',
-  kind: 'ConfigMap',
-  namespaced: true,
-};
-const namespaces: ResourceType = {
-  group: '',
-  version: 'v1',
-  plural: 'namespaces',
-  kind: 'Namespace',
-  namespaced: false,
-};
+export const configMaps = CONFIG_MAPS;
+const namespaces = NAMESPACES;
 
 export interface ConfigMap extends KubeObject {
   data?: Record<string, string>;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ControlPlane, pollUntil } from '../../../src/envtest/index.ts';
+import { CONFIG_MAPS } from '../../../src/runtime/kinds.ts';
 import { isEffect, isReconcile, type LogLine, OperatorProcess, sleep, TestKube } from './helpers.ts';
 
 // Real kube-apiserver + etcd (src/envtest); the operator under test is the fixture in ./fixtures, run as a child.
@@ -132,7 +133,7 @@ describe('runtime on a real apiserver', { timeout: 600_000 }, () => {
         while (next <= updates) {
           const i = next++;
           await kube.http.patch(
-            { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true },
+            CONFIG_MAPS,
             { namespace: 'burst', name: 'hot' },
             { data: { i: String(i) } },
             'merge',

@@ -3,18 +3,13 @@ import { describe, it } from 'node:test';
 import type { InformerCache } from '../../../src/runtime/cache.ts';
 import { Client, ConflictError } from '../../../src/runtime/client.ts';
 import { ApiError, type KubeHttp } from '../../../src/runtime/http.ts';
-import type { KubeObject, ResourceType } from '../../../src/runtime/resource.ts';
+import { CONFIG_MAPS } from '../../../src/runtime/kinds.ts';
+import type { KubeObject } from '../../../src/runtime/resource.ts';
 import { Store } from '../../../src/runtime/store.ts';
 
 // Client over a recording fake transport: asserts the requests it would send and what it caches.
 
-const configMaps: ResourceType = {
-  group: '',
-  version: 'v1',
-  plural: 'configmaps',
-  kind: 'ConfigMap',
-  namespaced: true,
-};
+const configMaps = CONFIG_MAPS;
 
 type Call = { verb: string; args: unknown[] };
 

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { Registry } from 'prom-client';
 import { InformerCache } from '../../../src/runtime/cache.ts';
 import { Controller, controllerOwnerRefs, type ReconcileRequest } from '../../../src/runtime/controller.ts';
+import { CONFIG_MAPS } from '../../../src/runtime/kinds.ts';
 import { runtimeMetrics } from '../../../src/runtime/metrics.ts';
 import type { ResourceType } from '../../../src/runtime/resource.ts';
 import { FakeClock, settle } from './fake-clock.ts';
@@ -10,13 +11,7 @@ import { FakeKube, until } from './fake-kube.ts';
 
 // Controller over a fake in-memory transport (FakeKube); queue delays run on a fake clock.
 
-const configMaps: ResourceType = {
-  group: '',
-  version: 'v1',
-  plural: 'configmaps',
-  kind: 'ConfigMap',
-  namespaced: true,
-};
+const configMaps = CONFIG_MAPS;
 const widgets: ResourceType = {
   group: 'example.com',
   version: 'v1',

@@ -1,17 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { KubeObject, ResourceType } from '../../../src/runtime/resource.ts';
+import { CONFIG_MAPS } from '../../../src/runtime/kinds.ts';
+import type { KubeObject } from '../../../src/runtime/resource.ts';
 import { Store } from '../../../src/runtime/store.ts';
 import { type Change, diffRelist, Watcher } from '../../../src/runtime/watcher.ts';
 import { FakeKube, until } from './fake-kube.ts';
 
-const configMaps: ResourceType = {
-  group: '',
-  version: 'v1',
-  plural: 'configmaps',
-  kind: 'ConfigMap',
-  namespaced: true,
-};
+const configMaps = CONFIG_MAPS;
 
 function obj(name: string, rv: string, uid = `u-${name}`): KubeObject {
   return { metadata: { name, namespace: 'ns', resourceVersion: rv, uid } };
