@@ -67,8 +67,8 @@ export const WATCHED_NAMESPACE_RULES: readonly PolicyRule[] = [
   {
     apiGroups: ['snapshot.storage.k8s.io'],
     resources: ['volumesnapshots'],
-    verbs: [...READ, 'create', 'delete'],
-    why: 'the snapshot taken before a SampleDB with deletion.policy Snapshot is deleted',
+    verbs: [...READ, 'create'],
+    why: 'the snapshot taken before a SampleDB with deletion.policy Snapshot is deleted (kept: it is the data)',
   },
   {
     apiGroups: ['events.k8s.io'],
