@@ -45,21 +45,34 @@ export function toOpenApiV3(schema: TSchema): Record<string, unknown> {
 
 const COMMON_LABELS = { 'app.kubernetes.io/part-of': 'sampledb-operator' };
 
-export function sampleDbCrd(): CustomResourceDefinition {
+type Version = CustomResourceDefinition['spec']['versions'][number];
+
+interface CrdParts {
+  kind: string;
+  plural: string;
+  shortNames: string[];
+  categories: string[];
+  description: string;
+  schema: TSchema;
+  printerColumns: Version['additionalPrinterColumns'];
+  selectableFields: string[];
+}
+
+/** A namespaced CRD of our group with one served, stored version and the status subresource. */
+function crdOf(parts: CrdParts): CustomResourceDefinition {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
-    metadata: { name: `sampledbs.${GROUP}`, labels: COMMON_LABELS },
+    metadata: { name: `${parts.plural}.${GROUP}`, labels: COMMON_LABELS },
     spec: {
       group: GROUP,
       names: {
-        kind: 'SampleDB',
-        listKind: 'SampleDBList',
-        plural: 'sampledbs',
-        singular: 'sampledb',
-        shortNames: ['sdb'],
-        // `sampledb` would collide with the singular name (`kubectl get sampledb x` would list two kinds).
-        categories: ['sampledb-operator', 'all'],
+        kind: parts.kind,
+        listKind: `${parts.kind}List`,
+        plural: parts.plural,
+        singular: parts.kind.toLowerCase(),
+        shortNames: parts.shortNames,
+        categories: parts.categories,
       },
       scope: 'Namespaced',
       versions: [
@@ -67,70 +80,58 @@ export function sampleDbCrd(): CustomResourceDefinition {
           name: VERSION,
           served: true,
           storage: true,
-          schema: {
-            openAPIV3Schema: {
-              description: 'SampleDB is a PostgreSQL database managed by the sampledb-operator.',
-              ...toOpenApiV3(SampleDbSchema),
-            },
-          },
+          schema: { openAPIV3Schema: { description: parts.description, ...toOpenApiV3(parts.schema) } },
           subresources: { status: {} },
-          additionalPrinterColumns: [
-            { name: 'Ready', type: 'string', jsonPath: ".status.conditions[?(@.type=='Ready')].status" },
-            { name: 'Version', type: 'string', jsonPath: '.spec.version' },
-            { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
-            { name: 'Endpoint', type: 'string', jsonPath: '.status.endpoint', priority: 1 },
-            { name: 'Last Backup', type: 'date', jsonPath: '.status.lastBackup.completionTime' },
-            { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
-          ],
-          selectableFields: [{ jsonPath: '.spec.version' }],
+          additionalPrinterColumns: parts.printerColumns,
+          selectableFields: parts.selectableFields.map((jsonPath) => ({ jsonPath })),
         },
       ],
     },
   };
 }
 
+const AGE = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
+
+export function sampleDbCrd(): CustomResourceDefinition {
+  return crdOf({
+    kind: 'SampleDB',
+    plural: 'sampledbs',
+    shortNames: ['sdb'],
+    // `sampledb` would collide with the singular name (`kubectl get sampledb x` would list two kinds).
+    categories: ['sampledb-operator', 'all'],
+    description: 'SampleDB is a PostgreSQL database managed by the sampledb-operator.',
+    schema: SampleDbSchema,
+    printerColumns: [
+      { name: 'Ready', type: 'string', jsonPath: ".status.conditions[?(@.type=='Ready')].status" },
+      { name: 'Version', type: 'string', jsonPath: '.spec.version' },
+      { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
+      { name: 'Endpoint', type: 'string', jsonPath: '.status.endpoint', priority: 1 },
+      { name: 'Last Backup', type: 'date', jsonPath: '.status.lastBackup.completionTime' },
+      AGE,
+    ],
+    selectableFields: ['.spec.version'],
+  });
+}
+
 export function sampleDbBackupCrd(): CustomResourceDefinition {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `sampledbbackups.${GROUP}`, labels: COMMON_LABELS },
-    spec: {
-      group: GROUP,
-      names: {
-        kind: 'SampleDBBackup',
-        listKind: 'SampleDBBackupList',
-        plural: 'sampledbbackups',
-        singular: 'sampledbbackup',
-        shortNames: ['sdbbackup'],
-        // Not in `all`: `kubectl get all` should not list every historical backup.
-        categories: ['sampledb-operator'],
-      },
-      scope: 'Namespaced',
-      versions: [
-        {
-          name: VERSION,
-          served: true,
-          storage: true,
-          schema: {
-            openAPIV3Schema: {
-              description: 'SampleDBBackup is one logical backup of a SampleDB.',
-              ...toOpenApiV3(SampleDbBackupSchema),
-            },
-          },
-          subresources: { status: {} },
-          additionalPrinterColumns: [
-            { name: 'SampleDB', type: 'string', jsonPath: '.spec.sampleDB.name' },
-            { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
-            { name: 'Size', type: 'integer', jsonPath: '.status.sizeBytes' },
-            { name: 'Completed', type: 'date', jsonPath: '.status.completedAt' },
-            { name: 'Location', type: 'string', jsonPath: '.status.location', priority: 1 },
-            { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
-          ],
-          selectableFields: [{ jsonPath: '.spec.sampleDB.name' }],
-        },
-      ],
-    },
-  };
+  return crdOf({
+    kind: 'SampleDBBackup',
+    plural: 'sampledbbackups',
+    shortNames: ['sdbbackup'],
+    // Not in `all`: `kubectl get all` should not list every historical backup.
+    categories: ['sampledb-operator'],
+    description: 'SampleDBBackup is one logical backup of a SampleDB.',
+    schema: SampleDbBackupSchema,
+    printerColumns: [
+      { name: 'SampleDB', type: 'string', jsonPath: '.spec.sampleDB.name' },
+      { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
+      { name: 'Size', type: 'integer', jsonPath: '.status.sizeBytes' },
+      { name: 'Completed', type: 'date', jsonPath: '.status.completedAt' },
+      { name: 'Location', type: 'string', jsonPath: '.status.location', priority: 1 },
+      AGE,
+    ],
+    selectableFields: ['.spec.sampleDB.name'],
+  });
 }
 
 export function allCrds(): CustomResourceDefinition[] {

@@ -6,7 +6,14 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ControlPlane, pollUntil } from '../../../src/envtest/index.ts';
-import { KubeHttp, type KubeObject, type ResourceType } from '../../../src/runtime/index.ts';
+import {
+  KubeHttp,
+  type KubeObject,
+  NAMESPACES,
+  type ResourceType,
+  SERVICE_ACCOUNTS,
+} from '../../../src/runtime/index.ts';
+import { SAMPLEDBS } from '../../../src/sampledb/resources.ts';
 import { type PostgresServer, startPostgres } from '../../support/postgres.ts';
 import { FakeKubelet } from '../support/kubelet.ts';
 import { crdManifests, distManifests, type Manifest } from '../support/manifests.ts';
@@ -32,40 +39,16 @@ export interface E2eEnv {
   kubectl(args: string[], input?: string): Promise<string>;
 }
 
-export const SAMPLEDBS: ResourceType = {
-  group: 'sampledb.io',
-  version: 'v1alpha1',
-  plural: 'sampledbs',
-  kind: 'SampleDB',
-  namespaced: true,
-};
-export const BACKUPS: ResourceType = { ...SAMPLEDBS, plural: 'sampledbbackups', kind: 'SampleDBBackup' };
-const core = (plural: string, kind: string): ResourceType => ({
-  group: '',
-  version: 'v1',
-  plural,
-  kind,
-  namespaced: true,
-});
-export const PVCS = core('persistentvolumeclaims', 'PersistentVolumeClaim');
-export const PODS = core('pods', 'Pod');
-export const SECRETS = core('secrets', 'Secret');
-export const CONFIGMAPS = core('configmaps', 'ConfigMap');
-export const SERVICES = core('services', 'Service');
-export const STATEFULSETS: ResourceType = {
-  group: 'apps',
-  version: 'v1',
-  plural: 'statefulsets',
-  kind: 'StatefulSet',
-  namespaced: true,
-};
-export const JOBS: ResourceType = {
-  group: 'batch',
-  version: 'v1',
-  plural: 'jobs',
-  kind: 'Job',
-  namespaced: true,
-};
+export {
+  CONFIG_MAPS as CONFIGMAPS,
+  JOBS,
+  PERSISTENT_VOLUME_CLAIMS as PVCS,
+  PODS,
+  SECRETS,
+  SERVICES,
+  STATEFUL_SETS as STATEFULSETS,
+} from '../../../src/runtime/index.ts';
+export { SAMPLEDB_BACKUPS as BACKUPS, SAMPLEDBS } from '../../../src/sampledb/resources.ts';
 
 async function apply(plane: ControlPlane, manifests: readonly Manifest[]): Promise<void> {
   const result = await plane.kubectl(['apply', '--server-side', '-f', '-'], {
@@ -172,7 +155,7 @@ async function setUp(
     stop,
     async namespace(prefix: string) {
       const name = `${prefix}-${randomBytes(3).toString('hex')}`;
-      await http.create({ ...core('namespaces', 'Namespace'), namespaced: false }, {
+      await http.create(NAMESPACES, {
         apiVersion: 'v1',
         kind: 'Namespace',
         metadata: { name },
@@ -181,7 +164,7 @@ async function setUp(
       await pollUntil(
         `default ServiceAccount in ${name}`,
         async () => {
-          await http.get(core('serviceaccounts', 'ServiceAccount'), { namespace: name, name: 'default' });
+          await http.get(SERVICE_ACCOUNTS, { namespace: name, name: 'default' });
           return true;
         },
         { timeoutMs: 30_000, intervalMs: 100 },

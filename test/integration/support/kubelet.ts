@@ -2,16 +2,10 @@
 // it notices pods scheduled to the fake node, lets the test decide what happens to each, and reports the outcome in
 // the pod's status exactly where a kubelet would (phase, container state, termination message).
 import type { V1Pod } from '@kubernetes/client-node';
-import { KubeHttp, type KubeObject, type ResourceType } from '../../../src/runtime/index.ts';
+import { KubeHttp, type KubeObject, PODS } from '../../../src/runtime/index.ts';
 import type { TestCluster } from './cluster.ts';
 
-export const POD_RESOURCE: ResourceType = {
-  group: '',
-  version: 'v1',
-  plural: 'pods',
-  kind: 'Pod',
-  namespaced: true,
-};
+export const POD_RESOURCE = PODS;
 type Pod = V1Pod & KubeObject;
 
 export type PodHandler = (pod: Pod, kubelet: FakeKubelet) => Promise<void>;

@@ -5,18 +5,13 @@
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { V1ConfigMap, V1Pod, V1Secret } from '@kubernetes/client-node';
-import type { KubeHttp, KubeObject, ResourceType } from '../../../src/runtime/index.ts';
+import {
+  CONFIG_MAPS as CONFIGMAPS,
+  type KubeHttp,
+  type KubeObject,
+  SECRETS,
+} from '../../../src/runtime/index.ts';
 import { type PostgresServer, runScript } from '../../support/postgres.ts';
-
-const core = (plural: string, kind: string): ResourceType => ({
-  group: '',
-  version: 'v1',
-  plural,
-  kind,
-  namespaced: true,
-});
-const SECRETS = core('secrets', 'Secret');
-const CONFIGMAPS = core('configmaps', 'ConfigMap');
 
 export interface ScriptPodResult {
   code: number | null;

@@ -2,24 +2,18 @@
 // without its controller: tests install these CRDs and play the snapshot controller themselves, deciding when (and
 // whether) a VolumeSnapshot becomes readyToUse. Only the shape the operator relies on is modelled.
 import type { KubeObject, ResourceType } from '../../../src/runtime/index.ts';
+import {
+  SNAPSHOT_GROUP,
+  VOLUME_SNAPSHOT_CLASSES,
+  VOLUME_SNAPSHOTS,
+} from '../../../src/sampledb/resources.ts';
 import type { Manifest } from './manifests.ts';
 
-export const SNAPSHOT_GROUP = 'snapshot.storage.k8s.io';
-
-export const VOLUME_SNAPSHOTS: ResourceType = {
-  group: SNAPSHOT_GROUP,
-  version: 'v1',
-  plural: 'volumesnapshots',
-  kind: 'VolumeSnapshot',
-  namespaced: true,
-};
-export const VOLUME_SNAPSHOT_CLASSES: ResourceType = {
-  group: SNAPSHOT_GROUP,
-  version: 'v1',
-  plural: 'volumesnapshotclasses',
-  kind: 'VolumeSnapshotClass',
-  namespaced: false,
-};
+export {
+  SNAPSHOT_GROUP,
+  VOLUME_SNAPSHOT_CLASSES,
+  VOLUME_SNAPSHOTS,
+} from '../../../src/sampledb/resources.ts';
 
 export interface VolumeSnapshot extends KubeObject {
   spec?: { source?: { persistentVolumeClaimName?: string }; volumeSnapshotClassName?: string };
