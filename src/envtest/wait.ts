@@ -21,6 +21,8 @@ export async function pollUntil<T>(
     try {
       const value = await check();
       if (value !== undefined) return value;
+      // A later clean "not yet" supersedes an earlier error, so a timeout does not blame a stale one.
+      lastError = undefined;
     } catch (error) {
       lastError = error;
     }

@@ -28,6 +28,12 @@ export class Store<T extends KubeObject> {
   readonly #transform: ((obj: T) => T) | undefined;
   /** resourceVersion at which we deleted a key ourselves; older watch events for it are not resurrected. */
   readonly #tombstones = new Map<string, string | undefined>();
+  /**
+   * Our own writes the watch has not delivered yet, with the version the watch delivered before them (undefined:
+   * none). The watch event of such a write finds it cached already, yet handlers must still hear of it: the write
+   * may be another controller's only news of the object (a backup created by the SampleDB controller).
+   */
+  readonly #ownWritesUnseen = new Map<string, T | undefined>();
 
   constructor(opts: StoreOptions<T> = {}) {
     this.#indexers = {
@@ -99,8 +105,24 @@ export class Store<T extends KubeObject> {
 
   /** Read-your-writes: cache the object a write returned, only if it is newer than what is cached. */
   applyOwnWrite(written: T): boolean {
+    const key = objectKey(written);
+    const before = this.#objects.get(key);
     const result = this.upsert(written);
-    return result === 'added' || result === 'updated';
+    const applied = result === 'added' || result === 'updated';
+    if (applied && !this.#ownWritesUnseen.has(key)) this.#ownWritesUnseen.set(key, before);
+    return applied;
+  }
+
+  /**
+   * For the reflector, once the watch (or a relist) delivered `key` at the cached version or later: if that version
+   * came from our own write, returns what the watch delivered before it, so the caller can emit the change the
+   * cache took in silently. Undefined when no own write was pending.
+   */
+  settleOwnWrite(key: string): { old: T | undefined } | undefined {
+    if (!this.#ownWritesUnseen.has(key)) return undefined;
+    const old = this.#ownWritesUnseen.get(key);
+    this.#ownWritesUnseen.delete(key);
+    return { old };
   }
 
   /** Read-your-writes for deletes: drop the object now and ignore older watch events for it. */
@@ -111,6 +133,7 @@ export class Store<T extends KubeObject> {
 
   remove(key: string): T | undefined {
     this.#tombstones.delete(key);
+    this.#ownWritesUnseen.delete(key);
     const cached = this.#objects.get(key);
     if (!cached) return undefined;
     this.#objects.delete(key);
@@ -121,6 +144,7 @@ export class Store<T extends KubeObject> {
   clear(): void {
     this.#objects.clear();
     this.#tombstones.clear();
+    this.#ownWritesUnseen.clear();
     for (const index of this.#indexes.values()) index.clear();
   }
 

@@ -233,11 +233,16 @@ export class Watcher<T extends KubeObject> {
       this.store.remove(objectKey(object));
       this.#emit({ type: 'DELETED', object });
     }
-    for (const object of diff.added)
+    for (const object of diff.added) {
+      this.store.settleOwnWrite(objectKey(object));
       if (this.store.upsert(object) === 'added') this.#emit({ type: 'ADDED', object });
+    }
     for (const { old, object } of diff.modified) {
+      this.store.settleOwnWrite(objectKey(object));
       if (this.store.upsert(object) === 'updated') this.#emit({ type: 'MODIFIED', object, old });
     }
+    // Listed objects equal to the cache: own writes among them were never announced.
+    for (const object of items) this.#settleOwnWrite(object);
     this.#resourceVersion = resourceVersion;
     this.#backoff.reset();
     if (!this.#synced) {
@@ -305,11 +310,27 @@ export class Watcher<T extends KubeObject> {
     } else {
       const old = this.store.get(objectKey(object));
       const result = this.store.upsert(object);
+      if (result === 'added' || result === 'updated') this.store.settleOwnWrite(objectKey(object));
       if (result === 'added') this.#emit({ type: 'ADDED', object: this.store.get(objectKey(object))! });
       else if (result === 'updated')
         this.#emit({ type: 'MODIFIED', object: this.store.get(objectKey(object))!, old });
+      else if (result === 'unchanged') this.#settleOwnWrite(object);
     }
     if (rv) this.#resourceVersion = rv;
+  }
+
+  /**
+   * `delivered` is at the cached version: if that version is our own write, announce it now. Read-your-writes put
+   * it in the cache without an event, and handlers (other controllers) learn of objects only through events.
+   */
+  #settleOwnWrite(delivered: T): void {
+    const key = objectKey(delivered);
+    const cached = this.store.get(key);
+    if (!cached || cached.metadata.resourceVersion !== delivered.metadata.resourceVersion) return;
+    const own = this.store.settleOwnWrite(key);
+    if (!own) return;
+    if (own.old) this.#emit({ type: 'MODIFIED', object: cached, old: own.old });
+    else this.#emit({ type: 'ADDED', object: cached });
   }
 
   /** Requests other than the watch get the same silence bound, so a paused apiserver cannot hang a relist. */
