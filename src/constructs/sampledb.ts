@@ -9,6 +9,7 @@ import {
   sampleDbBackupValidator,
   sampleDbValidator,
   ValidationError,
+  type Validator,
 } from '../api/index.ts';
 
 interface InstanceMetadata {
@@ -39,6 +40,31 @@ function metadataOf(id: string, props: InstanceMetadata) {
   };
 }
 
+type InstanceObject<K, S> = {
+  apiVersion: typeof API_VERSION;
+  kind: K;
+  metadata: ReturnType<typeof metadataOf>;
+  spec: S;
+};
+
+/** Builds the object, checks it against its API validator and throws one error naming every bad field. */
+function validatedObject<K extends 'SampleDB' | 'SampleDBBackup', S>(
+  kind: K,
+  id: string,
+  props: InstanceMetadata & { readonly spec: S },
+  validator: Validator,
+): InstanceObject<K, S> {
+  const object: InstanceObject<K, S> = {
+    apiVersion: API_VERSION,
+    kind,
+    metadata: metadataOf(id, props),
+    spec: structuredClone(props.spec),
+  };
+  const errors = validator.validate(object);
+  if (errors.length > 0) throw new ValidationError(`${kind} "${object.metadata.name}"`, errors);
+  return object;
+}
+
 /**
  * A SampleDB database. The props are checked against the same schema and rules as the CRD, so a mistake fails
  * `cdk8s synth` with a message naming the field instead of failing later at `kubectl apply`.
@@ -49,14 +75,7 @@ export class SampleDb extends Construct {
 
   constructor(scope: Construct, id: string, props: SampleDbProps) {
     super(scope, id);
-    const object: SampleDbObject = {
-      apiVersion: API_VERSION,
-      kind: 'SampleDB',
-      metadata: metadataOf(id, props),
-      spec: structuredClone(props.spec),
-    };
-    const errors = sampleDbValidator.validate(object);
-    if (errors.length > 0) throw new ValidationError(`SampleDB "${object.metadata.name}"`, errors);
+    const object: SampleDbObject = validatedObject('SampleDB', id, props, sampleDbValidator);
     this.name = object.metadata.name as string;
     this.apiObject = new ApiObject(this, 'resource', object);
   }
@@ -73,14 +92,12 @@ export class SampleDbBackup extends Construct {
 
   constructor(scope: Construct, id: string, props: SampleDbBackupProps) {
     super(scope, id);
-    const object: SampleDbBackupObject = {
-      apiVersion: API_VERSION,
-      kind: 'SampleDBBackup',
-      metadata: metadataOf(id, props),
-      spec: structuredClone(props.spec),
-    };
-    const errors = sampleDbBackupValidator.validate(object);
-    if (errors.length > 0) throw new ValidationError(`SampleDBBackup "${object.metadata.name}"`, errors);
+    const object: SampleDbBackupObject = validatedObject(
+      'SampleDBBackup',
+      id,
+      props,
+      sampleDbBackupValidator,
+    );
     this.name = object.metadata.name as string;
     this.apiObject = new ApiObject(this, 'resource', object);
   }

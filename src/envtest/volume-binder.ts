@@ -10,6 +10,7 @@ import {
   type V1PersistentVolumeClaim,
   type V1StorageClass,
 } from '@kubernetes/client-node';
+import { parseQuantity } from '../api/quantity.ts';
 
 export const defaultStorageClassName = 'standard';
 export const fakeProvisioner = 'envtest.local/hostpath';
@@ -33,26 +34,7 @@ export function defaultStorageClass(): V1StorageClass {
 }
 
 function quantityBytes(quantity: string | undefined): number {
-  if (!quantity) return 0;
-  const match = /^(\d+(?:\.\d+)?)([KMGTPE]i?|[km])?$/.exec(quantity);
-  if (!match) return Number.NaN;
-  const units: Record<string, number> = {
-    k: 1e3,
-    K: 1e3,
-    M: 1e6,
-    G: 1e9,
-    T: 1e12,
-    P: 1e15,
-    E: 1e18,
-    Ki: 2 ** 10,
-    Mi: 2 ** 20,
-    Gi: 2 ** 30,
-    Ti: 2 ** 40,
-    Pi: 2 ** 50,
-    Ei: 2 ** 60,
-    m: 1e-3,
-  };
-  return Number(match[1]) * (match[2] ? (units[match[2]] ?? Number.NaN) : 1);
+  return quantity ? (parseQuantity(quantity) ?? Number.NaN) : 0;
 }
 
 function isNotFound(error: unknown): boolean {
