@@ -3,5 +3,6 @@ export { ControlPlane, type ControlPlaneOptions } from './control-plane.ts';
 export { workloadControllers } from './controllers.ts';
 export { type KubectlResult, runKubectl } from './kubectl.ts';
 export { fakeNodeAnnotation, type KwokSelectorRequirement } from './kwok.ts';
+export { freePorts } from './ports.ts';
 export { defaultStorageClassName, fakeProvisioner } from './volume-binder.ts';
 export { type PollOptions, pollUntil } from './wait.ts';

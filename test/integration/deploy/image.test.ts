@@ -15,13 +15,12 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { operatorObjects } from '../../../src/deploy/manifests.ts';
-import { pollUntil } from '../../../src/envtest/index.ts';
+import { freePorts, pollUntil } from '../../../src/envtest/index.ts';
 import { copiesOf, execForm, instructionsOf, parseDockerfile } from '../../unit/deploy/dockerfile-parser.ts';
 import { sharedCluster, testNamespace } from '../support/cluster.ts';
 
@@ -51,16 +50,10 @@ function copyProductionDependencies(target: string): string[] {
   return installed;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
+async function freePort(): Promise<number> {
+  const [port] = await freePorts(1);
+  if (port === undefined) throw new Error('no free port');
+  return port;
 }
 
 function listFiles(dir: string): string[] {

@@ -9,14 +9,13 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { LocalWorkspace, PulumiCommand, type Stack } from '@pulumi/pulumi/automation/index.js';
 import { stackProgram } from '../../../src/deploy/program.ts';
-import { pollUntil } from '../../../src/envtest/index.ts';
+import { freePorts, pollUntil } from '../../../src/envtest/index.ts';
 import { sharedCluster, type TestCluster } from '../support/cluster.ts';
 import { installableCrds } from '../support/manifests.ts';
 
@@ -37,16 +36,10 @@ if (missing.length > 0 && process.env[SKIP_VARIABLE] === '1') {
   await run();
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
+async function freePort(): Promise<number> {
+  const [port] = await freePorts(1);
+  if (port === undefined) throw new Error('no free port');
+  return port;
 }
 
 async function kubectlJson(
