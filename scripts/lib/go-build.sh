@@ -1,9 +1,14 @@
-# Shared by scripts/build-controlplane.sh and scripts/build-pulumi.sh (sourced, not run).
+# Shared by the scripts/build-*.sh scripts (sourced, not run).
 # The caller sets: log_prefix (e.g. "build-pulumi"), modules (dir of Go modules, one per subdir), bin_dir (output).
 # shellcheck shell=bash disable=SC2154
 
-# A hash of a module's go.mod + go.sum: edit either and the binaries built from it are rebuilt.
-stamp_of() { cat "$modules/$1/go.mod" "$modules/$1/go.sum" | sha256sum | cut -c1-16; }
+# A hash of a module's go.mod + go.sum and of its own Go files (a module may hold a small main package): edit any of
+# them and the binaries built from it are rebuilt.
+stamp_of() {
+  { cat "$modules/$1/go.mod" "$modules/$1/go.sum"
+    find "$modules/$1" -maxdepth 1 -name '*.go' -print0 | sort -z | xargs -0r cat
+  } | sha256sum | cut -c1-16
+}
 
 # fresh MODULE BINARIES... : true when every binary exists and was built from the current module files.
 fresh() {
@@ -41,4 +46,20 @@ go_build_env() {
   mkdir -p "$bin_dir"
   export GOFLAGS="${GOFLAGS:--buildvcs=false} -trimpath"
   export CGO_ENABLED=0
+}
+
+# build_module MODULE LABEL BINARIES... -- COMMAND...: unless the binaries of MODULE are fresh, runs COMMAND in the
+# module's directory with progress output, then records the stamp.
+build_module() {
+  local module=$1 label=$2
+  shift 2
+  local binaries=()
+  while [[ $# -gt 0 && $1 != "--" ]]; do binaries+=("$1"); shift; done
+  shift
+  if fresh "$module" "${binaries[@]}"; then
+    echo "$log_prefix: $label is cached"
+    return 0
+  fi
+  (cd "$modules/$module" && with_progress "$label" "$@")
+  mark "$module"
 }
