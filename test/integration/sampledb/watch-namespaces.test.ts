@@ -2,7 +2,7 @@
 // cluster-wide rights on namespaced resources; the operator (a real process, authenticated as its ServiceAccount)
 // runs one watch per namespace, reconciles SampleDBs there, and leaves other namespaces alone.
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -11,6 +11,7 @@ import { SampleDbOperator } from '../../../src/constructs/index.ts';
 import { ControlPlane, pollUntil } from '../../../src/envtest/index.ts';
 import { crdManifests } from '../support/manifests.ts';
 import { OperatorProcess } from '../support/operator.ts';
+import { serviceAccountKubeconfig } from '../support/service-account.ts';
 
 const WATCHED = ['team-a', 'team-b'];
 const UNWATCHED = 'team-c';
@@ -25,26 +26,12 @@ async function kubectl(args: string[], input?: string): Promise<string> {
   return result.stdout;
 }
 
-async function operatorKubeconfig(): Promise<string> {
-  const token = (await kubectl(['create', 'token', 'sampledb-operator', '-n', 'sampledb-system'])).trim();
-  const cluster = plane.kubeConfig().getCurrentCluster();
-  const path = join(mkdtempSync(join(tmpdir(), 'watch-ns-')), 'kubeconfig');
-  writeFileSync(
-    path,
-    JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [
-        { name: 'envtest', cluster: { server: plane.server, 'certificate-authority-data': cluster?.caData } },
-      ],
-      users: [{ name: 'operator', user: { token } }],
-      contexts: [{ name: 'operator', context: { cluster: 'envtest', user: 'operator' } }],
-      'current-context': 'operator',
-    }),
-    { mode: 0o600 },
+const operatorKubeconfig = () =>
+  serviceAccountKubeconfig(
+    plane,
+    { namespace: 'sampledb-system', name: 'sampledb-operator' },
+    join(mkdtempSync(join(tmpdir(), 'watch-ns-')), 'kubeconfig'),
   );
-  return path;
-}
 
 const sampleDb = (namespace: string) =>
   JSON.stringify({

@@ -17,7 +17,7 @@ import {
 } from '../../../src/packaging/helm/bindings.ts';
 import { chartFiles } from '../../../src/packaging/helm/chart.ts';
 import { deriveTemplates } from '../../../src/packaging/helm/derive.ts';
-import { render } from '../../../src/packaging/helm/template.ts';
+import { render, type TNode } from '../../../src/packaging/helm/template.ts';
 import { chartValues, defaultValues } from '../../../src/packaging/helm/values.ts';
 import {
   expectedObjects,
@@ -75,7 +75,7 @@ describe('helm chart generator', () => {
     const deployment = broken.find((t) => t.id === 'operator/deployment');
     assert.ok(deployment && deployment.body.t === 'map');
     // Drop the condition on one entry (imagePullSecrets): an empty list would render `imagePullSecrets: []`.
-    const visit = (node: typeof deployment.body): boolean =>
+    const visit = (node: TNode): boolean =>
       node.t === 'map'
         ? node.entries.some((e) => {
             if (e.key === 'imagePullSecrets') {
