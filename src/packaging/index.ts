@@ -1,5 +1,7 @@
-// The packages generated from the constructs: the Helm chart (and the docs page of its values). scripts/package.ts writes them; CI checks they are fresh.
+// The packages generated from the constructs: the Helm chart and the OLM bundle (and the docs page of the chart's
+// values). scripts/package.ts writes them; CI checks they are fresh.
 import { CHART_DIR, chartFiles, valuesTable } from './helm/chart.ts';
+import { BUNDLE_DIR, bundleFiles } from './olm/bundle.ts';
 
 export const HELM_VALUES_DOC = 'docs/helm-values.md';
 
@@ -18,6 +20,7 @@ ${valuesTable()}
 export function generatedFiles(): { trees: string[]; files: Map<string, string> } {
   const files = new Map<string, string>();
   for (const [path, content] of chartFiles()) files.set(`${CHART_DIR}/${path}`, content);
+  for (const [path, content] of bundleFiles()) files.set(`${BUNDLE_DIR}/${path}`, content);
   files.set(HELM_VALUES_DOC, valuesDoc());
-  return { trees: [CHART_DIR], files };
+  return { trees: [CHART_DIR, BUNDLE_DIR], files };
 }
