@@ -39,9 +39,8 @@ const key = (rule: JsonObject) => JSON.stringify(rule);
 /** Resolves a descriptor path (`a.b.c`) in a CRD's openAPIV3Schema below spec or status. */
 function schemaAt(crd: JsonObject, root: 'spec' | 'status', path: string): unknown {
   const versions = (crd.spec as { versions: Array<{ schema: { openAPIV3Schema: JsonObject } }> }).versions;
-  let node = (versions[0]?.schema.openAPIV3Schema.properties as Record<string, JsonObject>)[root] as
-    | JsonObject
-    | undefined;
+  const properties = versions[0]?.schema.openAPIV3Schema.properties as Record<string, JsonObject> | undefined;
+  let node = properties?.[root] as JsonObject | undefined;
   for (const part of path.split('.')) {
     node = (node?.properties as Record<string, JsonObject> | undefined)?.[part];
   }
@@ -51,7 +50,7 @@ function schemaAt(crd: JsonObject, root: 'spec' | 'status', path: string): unkno
 describe('OLM bundle', () => {
   it('grants exactly the rules the construct grants, split into namespaced and cluster-wide', () => {
     const { permissions, clusterPermissions } = csv.spec.install.spec;
-    const serviceAccount = (byKind('ServiceAccount')[0]?.metadata as { name: string }).name;
+    const serviceAccount = (byKind('ServiceAccount')[0]?.metadata as { name: string } | undefined)?.name;
     assert.equal(permissions[0]?.serviceAccountName, serviceAccount);
     assert.equal(clusterPermissions[0]?.serviceAccountName, serviceAccount);
     // All-namespaces mode: the ClusterRole holds the watched-namespace and the cluster rules; the Role the Lease.
@@ -80,8 +79,9 @@ describe('OLM bundle', () => {
         ),
       );
     assert.deepEqual(withoutWatch(installed?.spec ?? {}), withoutWatch(deployment.spec));
-    const env = (installed?.spec as { template: { spec: { containers: Array<{ env: JsonObject[] }> } } })
-      .template.spec.containers[0]?.env;
+    const env = (
+      installed?.spec as { template: { spec: { containers: Array<{ env: JsonObject[] }> } } } | undefined
+    )?.template.spec.containers[0]?.env;
     assert.deepEqual(
       env?.find((e) => e.name === 'WATCH_NAMESPACES'),
       {
