@@ -2,11 +2,11 @@
 # The caller sets: log_prefix (e.g. "build-pulumi"), modules (dir of Go modules, one per subdir), bin_dir (output).
 # shellcheck shell=bash disable=SC2154
 
-# A hash of a module's go.mod + go.sum and of its own Go files (a module may hold a small main package): edit any of
+# A hash of a module's go.mod + go.sum and of its own Go files (a module may hold small main packages): edit any of
 # them and the binaries built from it are rebuilt.
 stamp_of() {
   { cat "$modules/$1/go.mod" "$modules/$1/go.sum"
-    find "$modules/$1" -maxdepth 1 -name '*.go' -print0 | sort -z | xargs -0r cat
+    find "$modules/$1" -name '*.go' -print0 | sort -z | xargs -0r cat
   } | sha256sum | cut -c1-16
 }
 
