@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, assuming dependencies are installed (scripts/test-all.sh installs them first):
-# lint, type-check, dist/ and imports/ freshness, unit tests, then integration tests on a real control plane.
+# lint, type-check, freshness of dist/, imports/, docs/api.md, the Helm chart and the OLM bundle, unit tests, then
+# integration tests on a real control plane (and with real helm and operator-framework/api validators).
 # Ends with one summary line "tests: N passed, N failed".
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -37,10 +38,11 @@ step "type-check (the package self-import in test/unit/package needs lib/ first)
 tsc -p tsconfig.json --noEmit
 tsc -p tsconfig.imports.json
 
-step "dist/ and imports/ are fresh"
+step "dist/, imports/, docs/api.md, the Helm chart and the OLM bundle are fresh"
 bash scripts/synth.sh --check
 bash scripts/import.sh --check
 node scripts/api-docs.ts --check
+node scripts/package.ts --check
 
 step "unit tests"
 run_tests npm run -s test:unit
@@ -50,6 +52,9 @@ bash scripts/build-controlplane.sh
 
 step "pulumi binaries: CLI and Kubernetes provider (cold: ~35 min on 2 cores, then cached)"
 bash scripts/build-pulumi.sh
+
+step "packaging tools: helm and olm-validate (cold: ~12 min on 2 cores, then cached)"
+bash scripts/build-packaging-tools.sh
 
 step "integration tests (real kube-apiserver, etcd, controllers, kwok; real PostgreSQL)"
 run_tests npm run -s test:integration

@@ -174,8 +174,9 @@ helm install sampledb-operator ./charts/sampledb-operator -n sampledb-system \\
   --set image.repository=registry.example.com/sampledb-operator --set image.digest=sha256:<digest>
 \`\`\`
 
-Requires Kubernetes >= ${MIN_KUBE_VERSION.replace(/\.0$/, '')} and helm 3.8+ or 4. No controller image is published: build the
-repository's Dockerfile, push it, and point \`image.repository\` (and \`image.digest\`) at it.
+Requires Kubernetes >= ${MIN_KUBE_VERSION.replace(/\.0$/, '')}; tested with helm 4.3.2. No controller image is published: build
+the repository's Dockerfile, push it, and point \`image.repository\` (and \`image.digest\`) at it. What is proven and
+how: the repository's docs/packaging.md.
 
 **CRDs.** Helm installs \`crds/\` on the first install only; \`helm upgrade\` does not change them and
 \`helm uninstall\` leaves them (deleting a CRD would delete every SampleDB). After an upgrade that changes them:

@@ -42,7 +42,7 @@ export const ChartValuesSchema = Type.Object(
           [Type.Literal('IfNotPresent'), Type.Literal('Always'), Type.Literal('Never')],
           {
             default: d.imagePullPolicy,
-            description: 'Image pull policy (construct prop `imagePullPolicy`).',
+            description: 'Image pull policy.',
           },
         ),
       },
@@ -61,7 +61,8 @@ export const ChartValuesSchema = Type.Object(
       default: false,
       description:
         'Emit the Namespace, labelled PodSecurity `restricted`; only for a `namespace` other than the release namespace, ' +
-        'which helm itself must find or create. Construct default: `true`.',
+        'which helm itself must find or create. `helm uninstall` then deletes it with everything in it. Construct ' +
+        'default: `true`.',
     }),
     name: Type.String({
       pattern: DNS_LABEL,
