@@ -53,7 +53,7 @@ bash scripts/build-controlplane.sh
 step "pulumi binaries: CLI and Kubernetes provider (cold: ~35 min on 2 cores, then cached)"
 bash scripts/build-pulumi.sh
 
-step "packaging tools: helm and olm-validate (cold: ~12 min on 2 cores, then cached)"
+step "packaging tools: helm and olm-validate (cold: 540 CPU-seconds, ~5 min on 2 idle cores, 17 min on busy ones; then cached)"
 bash scripts/build-packaging-tools.sh
 
 step "integration tests (real kube-apiserver, etcd, controllers, kwok; real PostgreSQL)"
