@@ -5,7 +5,12 @@ import { fileURLToPath } from 'node:url';
 
 export const baseBinaries = ['kube-apiserver', 'etcd', 'kubectl'] as const;
 export const workloadBinaries = ['kube-controller-manager', 'kube-scheduler', 'kwok'] as const;
-export type BinaryName = (typeof baseBinaries)[number] | (typeof workloadBinaries)[number];
+/** The real node's agents (`node: 'real'`). */
+export const nodeBinaries = ['kubelet', 'kube-proxy', 'coredns'] as const;
+export type BinaryName =
+  | (typeof baseBinaries)[number]
+  | (typeof workloadBinaries)[number]
+  | (typeof nodeBinaries)[number];
 export type BinaryPaths = Readonly<Record<BinaryName, string>>;
 
 export interface LocateOptions {
