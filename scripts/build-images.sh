@@ -27,7 +27,8 @@ mirror=(${SAMPLEDB_DEBIAN_MIRROR:+"$SAMPLEDB_DEBIAN_MIRROR"})
 
 say() { echo "build-images: $*" >&2; }
 
-hash_files() { sha256sum "$@" | sha256sum | cut -c1-16; }
+# Contents only: the same files in another checkout hash the same.
+hash_files() { cat "$@" | sha256sum | cut -c1-16; }
 
 # The suite each PostgreSQL major comes from.
 suite_of() {
@@ -42,17 +43,22 @@ suite_of() {
 operator_sources() {
   (cd "$repo_root" && find src -type f -name '*.ts' -print0 | sort -z | xargs -0 sha256sum &&
     sha256sum package.json package-lock.json tsconfig.json tsconfig.build.json) | sha256sum | cut -c1-16
+  # (relative names: the same sources in another checkout hash the same)
 }
 
 node_binary() { readlink -f "$repo_root/node_modules/.bin/node"; }
 
+# The recipe of an image: the functions that build it (not the rest of this script, so editing one image's recipe
+# does not rebuild the others) and the files they read.
+recipe_of() {
+  declare -f with_progress oci_image archive "$@" | sha256sum | cut -c1-16
+}
+
 key_of() {
-  local self
-  self=$(hash_files "${BASH_SOURCE[0]}")
   case $1 in
-    pause) echo "$self-$(hash_files "$images_src/pause.c")" | sha256sum | cut -c1-16 ;;
-    postgres-*) echo "$self-$(hash_files "$images_src/postgres-entrypoint.sh")-$1" | sha256sum | cut -c1-16 ;;
-    operator) echo "$self-$(operator_sources)-$(hash_files "$(node_binary)")" | sha256sum | cut -c1-16 ;;
+    pause) echo "$(recipe_of build_pause)-$(hash_files "$images_src/pause.c")" | sha256sum | cut -c1-16 ;;
+    postgres-*) echo "$(recipe_of build_postgres suite_of)-$(hash_files "$images_src/postgres-entrypoint.sh")-$1" | sha256sum | cut -c1-16 ;;
+    operator) echo "$(recipe_of build_operator)-$(operator_sources)-$(hash_files "$(node_binary)")" | sha256sum | cut -c1-16 ;;
     *) say "unknown image '$1' (known: ${all_images[*]})"; return 1 ;;
   esac
 }
@@ -169,16 +175,28 @@ build_operator() {
   archive "$work" "$out" "localhost/sampledb-operator:$version"
 }
 
+# Removes a work dir. An interrupted mmdebstrap can leave /proc, /sys and /dev/* mounted inside its root: unmount
+# those first (deepest first) and never cross into a mount while removing.
+remove_work() {
+  local work=$1 mounts
+  mounts=$(awk -v w="$work/" 'index($5, w) == 1 { print length($5) " " $5 }' /proc/self/mountinfo | sort -rn | cut -d' ' -f2-)
+  for m in $mounts; do umount -l "$m" 2>/dev/null || true; done
+  rm -rf --one-file-system "$work"
+}
+
 build_one() {
   local name=$1 out=$2 work status=0
   work=$(mktemp -d "$images_dir/.work-$name.XXXXXX")
+  # shellcheck disable=SC2064 # expand now: $work is local
+  trap "remove_work '$work'" EXIT INT TERM
   case $name in
     pause) with_progress "pause image" build_pause "$work" "$out.new" || status=$? ;;
     postgres-*) with_progress "PostgreSQL ${name#postgres-} image ($(suite_of "${name#postgres-}"); cold: ~1.5 min)" \
       build_postgres "$work" "$out.new" "${name#postgres-}" || status=$? ;;
     operator) with_progress "operator image (cold: ~1 min)" build_operator "$work" "$out.new" || status=$? ;;
   esac
-  rm -rf "$work"
+  remove_work "$work"
+  trap - EXIT INT TERM
   if [[ $status -ne 0 ]]; then
     rm -rf "$out.new"
     return "$status"

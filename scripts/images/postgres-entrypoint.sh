@@ -77,10 +77,17 @@ psql_local() {
   PGPASSWORD='' psql -v ON_ERROR_STOP=1 --username "$POSTGRES_USER" --no-password --no-psqlrc "$@"
 }
 
+# psql interpolates :"db" (an identifier) and :'db' (a literal) in SQL read from stdin, not inside string literals.
 create_database() {
   [[ $POSTGRES_DB == postgres ]] && return 0
+  local exists
+  exists=$(psql_local --dbname postgres --set db="$POSTGRES_DB" --tuples-only --no-align <<'SQL'
+SELECT 1 FROM pg_database WHERE datname = :'db';
+SQL
+)
+  [[ -n $exists ]] && return 0
   psql_local --dbname postgres --set db="$POSTGRES_DB" <<'SQL'
-SELECT 'CREATE DATABASE :"db"' WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = :'db')\gexec
+CREATE DATABASE :"db";
 SQL
 }
 

@@ -11,7 +11,7 @@ import {
   workloadBinaries,
 } from './binaries.ts';
 import { trackDirectory, untrackDirectory } from './cleanup.ts';
-import { startControllerManager } from './controllers.ts';
+import { realNodeControllers, startControllerManager, workloadControllers } from './controllers.ts';
 import { Etcd } from './etcd.ts';
 import { adminHttpsClient } from './https.ts';
 import { writeAdminKubeconfig } from './kubeconfig.ts';
@@ -178,6 +178,7 @@ export class ControlPlane {
         kubeconfig,
         caCert: pki.caCert,
         serviceClusterIpRange,
+        ...(node ? { controllers: [...workloadControllers, ...realNodeControllers] } : {}),
         log: options.log,
       }),
       startScheduler({ binary: binaries['kube-scheduler']!, kubeconfig, log: options.log }),

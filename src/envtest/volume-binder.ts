@@ -24,6 +24,8 @@ const selectedNodeAnnotation = 'volume.kubernetes.io/selected-node';
  */
 export interface VolumeBackend {
   readonly provisioner: string;
+  /** The StorageClass's volumeBindingMode: local volumes wait for the pod's node to be chosen. */
+  readonly bindingMode: 'Immediate' | 'WaitForFirstConsumer';
   /** The PV's volume source (and node affinity) for a new volume of `bytes`. */
   create(
     name: string,
@@ -37,13 +39,14 @@ export interface VolumeBackend {
 
 export const hostPathRecords: VolumeBackend = {
   provisioner: fakeProvisioner,
+  bindingMode: 'Immediate',
   create: async (name) => ({ hostPath: { path: `/tmp/envtest-volumes/${name}`, type: 'DirectoryOrCreate' } }),
   resize: async () => {},
   remove: async () => {},
 };
 
 /** The default StorageClass: bound at once, expandable, so StatefulSet volume resizes can be exercised. */
-export function defaultStorageClass(provisioner: string = fakeProvisioner): V1StorageClass {
+export function defaultStorageClass(backend: VolumeBackend = hostPathRecords): V1StorageClass {
   return {
     apiVersion: 'storage.k8s.io/v1',
     kind: 'StorageClass',
@@ -51,9 +54,9 @@ export function defaultStorageClass(provisioner: string = fakeProvisioner): V1St
       name: defaultStorageClassName,
       annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' },
     },
-    provisioner,
+    provisioner: backend.provisioner,
     reclaimPolicy: 'Delete',
-    volumeBindingMode: 'Immediate',
+    volumeBindingMode: backend.bindingMode,
     allowVolumeExpansion: true,
   };
 }
@@ -102,7 +105,7 @@ export class VolumeBinder {
 
   async installDefaultStorageClass(): Promise<void> {
     try {
-      await this.#storage.createStorageClass({ body: defaultStorageClass(this.#backend.provisioner) });
+      await this.#storage.createStorageClass({ body: defaultStorageClass(this.#backend) });
     } catch (error) {
       if (!(error instanceof ApiException && error.code === 409)) throw error;
     }

@@ -38,8 +38,14 @@ export async function cgroupLayout(): Promise<CgroupLayout> {
   return { path, podsPath: join(path, 'pods'), runtimePath: join(path, 'runtime'), hierarchies };
 }
 
+/**
+ * Where the tree lives, for the teardown: every v1 hierarchy, and the v2 one of a hybrid host, where runc mirrors
+ * the containers' cgroups.
+ */
 export const treeRoots = (layout: CgroupLayout): string[] =>
-  layout.hierarchies.map((h) => join(CGROUP_ROOT, h, layout.path));
+  [...layout.hierarchies, ...(existsSync(join(CGROUP_ROOT, 'unified')) ? ['unified'] : [])].map((h) =>
+    join(CGROUP_ROOT, h, layout.path),
+  );
 
 /** The parent directories that `create` would make, outermost first (to be recorded before it runs). */
 export function missingParents(layout: CgroupLayout): string[] {

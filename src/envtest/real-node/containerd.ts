@@ -1,7 +1,7 @@
 // containerd for the real node: its own config, root, state and socket in the work dir, the CRI plugin with the
 // locally built pause image, runc, and the CNI bridge. The settings below are the ones these machines need (see
 // docs/testing.md): no CAP_SYS_RESOURCE in the bounding set (restrict_oom_score_adj), no AppArmor, cgroupfs.
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type LogSink, ManagedProcess } from '../process.ts';
 import { pollUntil } from '../wait.ts';
@@ -70,6 +70,7 @@ export class Containerd {
 
   /** Starts containerd through `wrapper` (which puts it in the node's cgroup) and waits for its socket. */
   static async start(paths: ContainerdPaths, wrapper: readonly string[], log?: LogSink): Promise<Containerd> {
+    await mkdir(paths.dir, { recursive: true });
     const configPath = join(paths.dir, 'config.toml');
     await writeFile(configPath, config(paths));
     const process = new ManagedProcess(

@@ -70,7 +70,7 @@ export function teardownScript(changes: HostChanges): string {
     'done',
     '',
     '# 3. The loop devices behind the volumes.',
-    'for f in "$WORK"/volumes/*.ext4; do',
+    'for f in "$WORK"/volumes/*.img; do',
     '  [ -e "$f" ] || continue',
     '  for dev in $(losetup -n -O NAME -j "$f" 2>/dev/null); do losetup -d "$dev" 2>/dev/null; done',
     'done',
@@ -80,8 +80,15 @@ export function teardownScript(changes: HostChanges): string {
   if (changes.iptables) {
     lines.push(
       "# 5. The iptables rules as they were (kube-proxy's chains and the isolation rules go with it).",
-      `iptables-restore < ${q(changes.iptables.v4)}`,
-      ...(changes.iptables.v6 ? [`ip6tables-restore < ${q(changes.iptables.v6)}`] : []),
+      '# A table that did not exist then is not in the saved set: empty it instead.',
+      'restore_tables() {',
+      '  "$1-restore" < "$2"',
+      '  for t in filter nat mangle raw; do',
+      '    grep -qx "\\*$t" "$2" || { "$1" -t "$t" -F 2>/dev/null; "$1" -t "$t" -X 2>/dev/null; }',
+      '  done',
+      '}',
+      `restore_tables iptables ${q(changes.iptables.v4)}`,
+      ...(changes.iptables.v6 ? [`restore_tables ip6tables ${q(changes.iptables.v6)}`] : []),
       '',
     );
   }

@@ -14,6 +14,8 @@ export function command(file: string, args: readonly string[], input?: string): 
       if (error) reject(new Error(`${file} ${args.join(' ')} failed: ${stderr.trim() || error.message}`));
       else resolve({ stdout, stderr });
     });
+    // A command that exits before reading its input closes the pipe; that is its exit status's business.
+    child.stdin?.on('error', () => {});
     child.stdin?.end(input ?? '');
   });
 }

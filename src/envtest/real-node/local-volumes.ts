@@ -1,8 +1,11 @@
-// Real volumes for the real node: each PersistentVolume is an ext4 file system in a sparse file of the claim's size,
+// Real volumes for the real node: each PersistentVolume is an XFS file system in a sparse file of the claim's size,
 // loop-mounted in the work dir and handed to pods as a `local` volume (kubelet bind-mounts it and applies fsGroup).
-// Growing a claim grows the file, the loop device and then the mounted file system (resize2fs works online), so the
-// database sees the new size in `df` as on a cloud disk. Chosen over a quota'd directory: the machine's root file
-// system has no project quotas, and a file system per volume makes "full" and "grown" real for PostgreSQL.
+// Growing a claim grows the file, the loop device and then the mounted file system online (xfs_growfs), so the
+// database sees the new size in `df` while it runs, as on a cloud disk. Chosen over a quota'd directory (the
+// machine's root file system has no project quotas) because a file system per volume makes "full" and "grown" real
+// for PostgreSQL; XFS over ext4 because growing a mounted ext4 needs CAP_SYS_RESOURCE, which these machines' capability
+// bounding set lacks, while xfs_growfs needs only CAP_SYS_ADMIN. XFS cannot be smaller than 300 MiB: a smaller claim
+// gets a 300 MiB file system (its PersistentVolume still says the claimed size).
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -10,8 +13,8 @@ import type { VolumeBackend } from '../volume-binder.ts';
 import { command } from './host.ts';
 
 export const LOCAL_PROVISIONER = 'envtest.local/local-volume';
-/** Below this ext4 has too little room for its own metadata to be useful. */
-const MIN_BYTES = 32 * 2 ** 20;
+/** mkfs.xfs refuses smaller file systems. */
+const MIN_BYTES = 300 * 2 ** 20;
 
 async function isMountPoint(path: string): Promise<boolean> {
   const mounts = await readFile('/proc/self/mountinfo', 'utf8');
@@ -20,6 +23,8 @@ async function isMountPoint(path: string): Promise<boolean> {
 
 export class LocalVolumes implements VolumeBackend {
   readonly provisioner = LOCAL_PROVISIONER;
+  // As for any local volume: the scheduler picks the node first (there is one, but the order is the real one).
+  readonly bindingMode = 'WaitForFirstConsumer';
   readonly #dir: string;
   readonly #nodeName: string;
 
@@ -29,7 +34,7 @@ export class LocalVolumes implements VolumeBackend {
   }
 
   #file(name: string): string {
-    return join(this.#dir, `${name}.ext4`);
+    return join(this.#dir, `${name}.img`);
   }
 
   #mountPoint(name: string): string {
@@ -62,7 +67,7 @@ export class LocalVolumes implements VolumeBackend {
       }
       const device =
         (await this.#device(name)) ?? (await command('losetup', ['--find', '--show', file])).stdout.trim();
-      await command('mount', ['-t', 'ext4', '-o', 'noatime', device, mountPoint]);
+      await command('mount', ['-t', 'xfs', '-o', 'noatime', device, mountPoint]);
     }
     return {
       local: { path: mountPoint },
@@ -85,7 +90,7 @@ export class LocalVolumes implements VolumeBackend {
     if (!device) throw new Error(`volume ${name} has no loop device`);
     await command('truncate', ['-s', String(bytes), file]);
     await command('losetup', ['--set-capacity', device]);
-    await command('resize2fs', [device]);
+    await command('xfs_growfs', [this.#mountPoint(name)]);
   }
 
   async remove(name: string): Promise<void> {
