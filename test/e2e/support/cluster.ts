@@ -2,10 +2,10 @@
 // global-setup.ts for `npm run test:e2e`, or by the first test file that runs alone
 // (`./node_modules/.bin/node --test test/e2e/database.test.ts`), which stops it after the file.
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { after } from 'node:test';
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { ControlPlane, type KubectlResult, runKubectl } from '../../../src/envtest/index.ts';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { ControlPlane } from '../../../src/envtest/index.ts';
+import { AttachedCluster, type TestCluster } from '../../integration/support/cluster.ts';
 import { installOperator } from './install.ts';
 
 const kubeconfigVariable = 'SAMPLEDB_E2E_KUBECONFIG';
@@ -14,34 +14,17 @@ const operatorImageVariable = 'SAMPLEDB_E2E_OPERATOR_IMAGE';
 /** Seconds to wait for another real node on this machine (one per machine) before giving up; default 0. */
 export const nodeWaitVariable = 'SAMPLEDB_REAL_NODE_WAIT';
 
-export interface E2eCluster {
-  readonly kubeconfigPath: string;
-  readonly binDir: string;
+export interface E2eCluster extends TestCluster {
   /** The operator image dist/ runs, by digest: localhost/sampledb-operator@sha256:... */
   readonly operatorImage: string;
-  kubeConfig(): KubeConfig;
-  kubectl(args: readonly string[], options?: { input?: string }): Promise<KubectlResult>;
 }
 
-class Attached implements E2eCluster {
-  readonly kubeconfigPath: string;
-  readonly binDir: string;
+class Attached extends AttachedCluster implements E2eCluster {
   readonly operatorImage: string;
 
   constructor(kubeconfigPath: string, binDir: string, operatorImage: string) {
-    this.kubeconfigPath = kubeconfigPath;
-    this.binDir = binDir;
+    super(kubeconfigPath, binDir);
     this.operatorImage = operatorImage;
-  }
-
-  kubeConfig(): KubeConfig {
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromFile(this.kubeconfigPath);
-    return kubeConfig;
-  }
-
-  kubectl(args: readonly string[], options?: { input?: string }): Promise<KubectlResult> {
-    return runKubectl(join(this.binDir, 'kubectl'), this.kubeconfigPath, args, options);
   }
 }
 
