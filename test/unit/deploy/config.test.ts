@@ -156,7 +156,7 @@ describe('namespacesToCreate', () => {
     assert.deepEqual(namespacesToCreate(config), []);
   });
 
-  it('takes postgresImageRepository, defaulting to the official image and refusing a tag', () => {
+  test('takes postgresImageRepository, defaulting to the official image and refusing a tag', () => {
     assert.equal(
       parseStackConfig({ image: prebuilt }, '0').postgresImageRepository,
       'docker.io/library/postgres',
