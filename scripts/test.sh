@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, assuming dependencies are installed (scripts/test-all.sh installs them first):
-# lint, type-check, dist/ and imports/ freshness, unit tests, then integration tests on a real control plane.
+# lint, type-check, dist/ and imports/ freshness, unit tests, integration tests on a real control plane, then the
+# e2e tier on a real node (root only; SAMPLEDB_SKIP_E2E=1 skips it).
 # Ends with one summary line "tests: N passed, N failed".
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -27,7 +28,7 @@ run_tests() {
 
 step "lint (biome, shellcheck)"
 biome check .
-shellcheck -x scripts/*.sh scripts/lib/*.sh .ci/run
+shellcheck -x scripts/*.sh scripts/lib/*.sh scripts/images/*.sh .ci/run
 
 step "build the library (lib/, what the npm package exports)"
 rm -rf lib
@@ -45,14 +46,43 @@ node scripts/api-docs.ts --check
 step "unit tests"
 run_tests npm run -s test:unit
 
-step "control-plane binaries (cold: ~17 min on 2 cores, then cached)"
+# The real node's images build meanwhile: mostly downloads and unpacking, which overlap the CPU-bound Go builds.
+e2e=true
+if [[ $(id -u) -ne 0 ]]; then
+  e2e=false
+  e2e_reason="the real node needs root"
+elif [[ ${SAMPLEDB_SKIP_E2E:-} == 1 ]]; then
+  e2e=false
+  e2e_reason="SAMPLEDB_SKIP_E2E=1"
+fi
+images_pid=
+if [[ $e2e == true ]]; then
+  step "real-node images, in the background (cold: ~3-5 min, then cached)"
+  bash scripts/build-images.sh > /dev/null &
+  images_pid=$!
+fi
+
+step "control-plane binaries (cold: ~22 min on 2 cores, then cached)"
 bash scripts/build-controlplane.sh
 
 step "pulumi binaries: CLI and Kubernetes provider (cold: ~35 min on 2 cores, then cached)"
 bash scripts/build-pulumi.sh
 
+if [[ -n $images_pid ]]; then
+  step "real-node images"
+  wait "$images_pid"
+fi
+
 step "integration tests (real kube-apiserver, etcd, controllers, kwok; real PostgreSQL)"
 run_tests npm run -s test:integration
+
+if [[ $e2e == true ]]; then
+  step "e2e tests on a real node (kubelet, containerd, CNI bridge; real PostgreSQL pods)"
+  run_tests npm run -s test:e2e
+  run_tests npm run -s test:e2e:standalone
+else
+  step "e2e tests skipped: $e2e_reason"
+fi
 
 echo
 echo "tests: $passed passed, $failed failed"

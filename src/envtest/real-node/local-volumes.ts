@@ -53,17 +53,14 @@ export class LocalVolumes implements VolumeBackend {
     await mkdir(mountPoint, { recursive: true });
     if (!(await isMountPoint(mountPoint))) {
       if (!existsSync(file)) {
-        await command('truncate', ['-s', String(Math.max(bytes, MIN_BYTES)), file]);
-        // -m 0: no blocks reserved for root, so the database gets the whole claim.
-        await command('mkfs.ext4', [
-          '-q',
-          '-F',
-          '-m',
-          '0',
-          '-E',
-          'lazy_itable_init=1,lazy_journal_init=1',
-          file,
-        ]);
+        try {
+          await command('truncate', ['-s', String(Math.max(bytes, MIN_BYTES)), file]);
+          await command('mkfs.xfs', ['-q', file]);
+        } catch (error) {
+          // A file without a file system must not be taken for a made volume on the next attempt.
+          await rm(file, { force: true });
+          throw error;
+        }
       }
       const device =
         (await this.#device(name)) ?? (await command('losetup', ['--find', '--show', file])).stdout.trim();

@@ -2,6 +2,8 @@
 // global-setup.ts for `npm run test:e2e`, or by the first test file that runs alone
 // (`./node_modules/.bin/node --test test/e2e/database.test.ts`), which stops it after the file.
 import { randomBytes } from 'node:crypto';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { after } from 'node:test';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { ControlPlane } from '../../../src/envtest/index.ts';
@@ -37,7 +39,11 @@ export function lockWaitMs(env: NodeJS.ProcessEnv = process.env): number {
 
 /** Starts a real node and installs dist/ on it; the caller stops the returned plane. */
 export async function startE2eCluster(): Promise<{ plane: ControlPlane; cluster: E2eCluster }> {
-  const plane = await ControlPlane.start({ node: 'real', realNode: { lockWaitMs: lockWaitMs() } });
+  const plane = await ControlPlane.start({
+    node: 'real',
+    realNode: { lockWaitMs: lockWaitMs() },
+    log: nodeLog(),
+  });
   try {
     const operator = plane.node!.image('operator');
     const operatorImage = operator.refs.find((ref) => ref.includes('@sha256:'))!;
@@ -54,6 +60,14 @@ export function exportCluster(cluster: E2eCluster): void {
   process.env[kubeconfigVariable] = cluster.kubeconfigPath;
   process.env[binDirVariable] = cluster.binDir;
   process.env[operatorImageVariable] = cluster.operatorImage;
+}
+
+/** Every line the cluster's processes print goes to .sampledb/e2e-cluster.log (kept after the run, gitignored). */
+export function nodeLog(): (line: string) => void {
+  const dir = resolve(process.env.SAMPLEDB_STATE_DIR ?? '.sampledb');
+  mkdirSync(dir, { recursive: true });
+  const file = createWriteStream(resolve(dir, 'e2e-cluster.log'), { flags: 'w' });
+  return (line) => file.write(`${line}\n`);
 }
 
 let own: Promise<E2eCluster> | undefined;
