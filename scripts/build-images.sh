@@ -39,9 +39,10 @@ suite_of() {
   esac
 }
 
-# Everything under src/ and the files tsc and npm read: the operator image's sources.
+# Everything under src/ but the test harness (src/envtest, which the operator never loads) and the files tsc and npm
+# read: the operator image's sources.
 operator_sources() {
-  (cd "$repo_root" && find src -type f -name '*.ts' -print0 | sort -z | xargs -0 sha256sum &&
+  (cd "$repo_root" && find src -type f -name '*.ts' ! -path 'src/envtest/*' -print0 | sort -z | xargs -0 sha256sum &&
     sha256sum package.json package-lock.json tsconfig.json tsconfig.build.json) | sha256sum | cut -c1-16
   # (relative names: the same sources in another checkout hash the same)
 }
@@ -163,9 +164,18 @@ build_operator() {
   mkdir -p "$runtime/bin" "$app"
   install -m 0755 "$(node_binary)" "$runtime/bin/node"
   (cd "$repo_root" && ./node_modules/.bin/tsc -p tsconfig.build.json --outDir "$app/lib")
-  cp "$repo_root/package.json" "$repo_root/package-lock.json" "$app/"
-  (cd "$app" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --prefer-offline --loglevel=error >&2)
-  rm "$app/package-lock.json"
+  cp "$repo_root/package.json" "$app/"
+  # Production node_modules depend on the lock file only: kept between builds of the image.
+  local deps
+  deps="$images_dir/.operator-deps-$(hash_files "$repo_root/package-lock.json")"
+  if [[ ! -d $deps/node_modules ]]; then
+    rm -rf "$deps" && mkdir -p "$deps.new"
+    cp "$repo_root/package.json" "$repo_root/package-lock.json" "$deps.new/"
+    (cd "$deps.new" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --prefer-offline --loglevel=error >&2)
+    find "$images_dir" -maxdepth 1 -name '.operator-deps-*' ! -name "${deps##*/}.new" -exec rm -rf {} +
+    mv "$deps.new" "$deps"
+  fi
+  cp -a "$deps/node_modules" "$app/"
   chmod -R a+rX,go-w "$app" "$runtime"
   version=$(sed -n 's/^  "version": "\(.*\)",$/\1/p' "$repo_root/package.json")
   oci_image "$work" "$base:/" "$runtime:/nodejs" "$app:/app" -- \
