@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pollUntil } from '../../src/envtest/index.ts';
-import { e2eCluster, e2eNamespace } from './support/cluster.ts';
+import { e2eSetup } from './support/cluster.ts';
 import {
   apply,
   kubectlJson,
@@ -14,8 +14,7 @@ import {
   waitReady,
 } from './support/sampledb.ts';
 
-const cluster = await e2eCluster();
-const namespace = await e2eNamespace(cluster, 'e2e-backup');
+const { cluster, namespace } = await e2eSetup('e2e-backup');
 
 interface Backup {
   metadata: { name: string; labels?: Record<string, string> };

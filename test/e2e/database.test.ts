@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pollUntil } from '../../src/envtest/index.ts';
-import { e2eCluster, e2eNamespace } from './support/cluster.ts';
+import { e2eSetup } from './support/cluster.ts';
 import {
   apply,
   kubectlJson,
@@ -17,8 +17,7 @@ import {
   waitReady,
 } from './support/sampledb.ts';
 
-const cluster = await e2eCluster();
-const namespace = await e2eNamespace(cluster, 'e2e-db');
+const { cluster, namespace } = await e2eSetup('e2e-db');
 const name = 'shop';
 
 /** Size and free space of the data volume as the database pod sees it. */
@@ -35,6 +34,46 @@ async function dataVolumeBytes(): Promise<number> {
     '/var/lib/postgresql/data',
   ]);
   return Number(out.trim().split('\n').at(-1));
+}
+
+/** Patches the SampleDB and waits until the change has rolled out: its generation observed, the pod updated, Ready. */
+const patchSampleDb = (patch: object) =>
+  kubectlOk(cluster, [
+    'patch',
+    'sampledb',
+    name,
+    '-n',
+    namespace,
+    '--type=merge',
+    '-p',
+    JSON.stringify(patch),
+  ]);
+
+async function rollOut(patch: object): Promise<void> {
+  await patchSampleDb(patch);
+  const db = await kubectlJson<{ metadata: { generation: number } }>(cluster, [
+    'get',
+    'sampledb',
+    name,
+    '-n',
+    namespace,
+  ]);
+  await pollUntil(
+    `the change to ${name} rolled out`,
+    async () => {
+      const status = await statusOf(cluster, namespace, name);
+      const ready = status.conditions?.find((c) => c.type === 'Ready');
+      const sts = await kubectlJson<{
+        status: { currentRevision?: string; updateRevision?: string; readyReplicas?: number };
+      }>(cluster, ['get', 'statefulset', name, '-n', namespace]);
+      const rolled =
+        sts?.status.currentRevision === sts?.status.updateRevision && sts?.status.readyReplicas === 1;
+      return ready?.status === 'True' && ready.observedGeneration === db?.metadata.generation && rolled
+        ? true
+        : undefined;
+    },
+    { timeoutMs: 180_000, intervalMs: 500 },
+  );
 }
 
 describe('a SampleDB on a real node', () => {
@@ -58,34 +97,12 @@ describe('a SampleDB on a real node', () => {
   });
 
   it('rolls out a parameter change that SHOW reports', async () => {
-    await kubectlOk(cluster, [
-      'patch',
-      'sampledb',
-      name,
-      '-n',
-      namespace,
-      '--type=merge',
-      '-p',
-      JSON.stringify({ spec: { postgresql: { parameters: { work_mem: '12MB' } } } }),
-    ]);
-    await waitReady(cluster, namespace, name, { want: 'False', timeoutMs: 60_000 }).catch(() => undefined);
-    await waitReady(cluster, namespace, name);
+    await rollOut({ spec: { postgresql: { parameters: { work_mem: '12MB' } } } });
     assert.equal(await sql(cluster, namespace, name, 'SHOW work_mem;'), '12MB');
   });
 
   it('rolls out new resources: the pod gets them and shared_buffers follows the memory limit', async () => {
-    await kubectlOk(cluster, [
-      'patch',
-      'sampledb',
-      name,
-      '-n',
-      namespace,
-      '--type=merge',
-      '-p',
-      JSON.stringify({ spec: { resources: { requests: { memory: '512Mi' }, limits: { memory: '512Mi' } } } }),
-    ]);
-    await waitReady(cluster, namespace, name, { want: 'False', timeoutMs: 60_000 }).catch(() => undefined);
-    await waitReady(cluster, namespace, name);
+    await rollOut({ spec: { resources: { requests: { memory: '512Mi' }, limits: { memory: '512Mi' } } } });
     const pod = await kubectlJson<{
       spec: { containers: { resources: { limits?: Record<string, string> } }[] };
     }>(cluster, ['get', 'pod', `${name}-0`, '-n', namespace]);
@@ -103,16 +120,7 @@ describe('a SampleDB on a real node', () => {
       '-n',
       namespace,
     ]);
-    await kubectlOk(cluster, [
-      'patch',
-      'sampledb',
-      name,
-      '-n',
-      namespace,
-      '--type=merge',
-      '-p',
-      JSON.stringify({ spec: { storage: { size: '2Gi' } } }),
-    ]);
+    await patchSampleDb({ spec: { storage: { size: '2Gi' } } });
     const after = await pollUntil(
       'the data file system grows',
       async () => {

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pollUntil } from '../../src/envtest/index.ts';
-import { e2eCluster, e2eNamespace } from './support/cluster.ts';
+import { e2eSetup } from './support/cluster.ts';
 import {
   apply,
   kubectlJson,
@@ -16,8 +16,7 @@ import {
   waitReady,
 } from './support/sampledb.ts';
 
-const cluster = await e2eCluster();
-const namespace = await e2eNamespace(cluster, 'e2e-delete');
+const { cluster, namespace } = await e2eSetup('e2e-delete');
 
 async function seeded(name: string, policy: string): Promise<Record<string, string>> {
   await apply(cluster, [
@@ -44,7 +43,8 @@ async function deleted(name: string): Promise<void> {
 const pvcExists = async (name: string) =>
   Boolean(await kubectlJson(cluster, ['get', 'pvc', name, '-n', namespace]));
 
-describe('deletion policies on real data', () => {
+// Each policy on a SampleDB of its own, at the same time.
+describe('deletion policies on real data', { concurrency: true }, () => {
   it('Snapshot: without a snapshot API, a final pg_dump backup holds the rows before the volume goes', async () => {
     const before = await seeded('snap', 'Snapshot');
     await deleted('snap');

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { LEADER_ELECTION_LEASE } from '../../src/api/index.ts';
 import { pollUntil } from '../../src/envtest/index.ts';
-import { e2eCluster, e2eNamespace } from './support/cluster.ts';
+import { e2eSetup } from './support/cluster.ts';
 import { OPERATOR_NAMESPACE } from './support/install.ts';
 import {
   apply,
@@ -17,8 +17,7 @@ import {
   waitReady,
 } from './support/sampledb.ts';
 
-const cluster = await e2eCluster();
-const namespace = await e2eNamespace(cluster, 'e2e-faults');
+const { cluster, namespace } = await e2eSetup('e2e-faults');
 
 const leader = async (): Promise<string | undefined> =>
   (

@@ -98,3 +98,9 @@ export async function e2eNamespace(cluster: E2eCluster, prefix: string): Promise
   });
   return name;
 }
+
+/** The shared cluster and a namespace of the file's own: what every e2e test file starts with. */
+export async function e2eSetup(prefix: string): Promise<{ cluster: E2eCluster; namespace: string }> {
+  const cluster = await e2eCluster();
+  return { cluster, namespace: await e2eNamespace(cluster, prefix) };
+}

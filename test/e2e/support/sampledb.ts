@@ -8,6 +8,7 @@ import type { E2eCluster } from './cluster.ts';
 export interface Condition {
   type: string;
   status: string;
+  observedGeneration?: number;
   reason?: string;
   message?: string;
 }
