@@ -59,7 +59,7 @@ key_of() {
   case $1 in
     pause) echo "$(recipe_of build_pause)-$(hash_files "$images_src/pause.c")" | sha256sum | cut -c1-16 ;;
     postgres-*) echo "$(recipe_of build_postgres suite_of)-$(hash_files "$images_src/postgres-entrypoint.sh")-$1" | sha256sum | cut -c1-16 ;;
-    operator) echo "$(recipe_of build_operator)-$(operator_sources)-$(hash_files "$(node_binary)")" | sha256sum | cut -c1-16 ;;
+    operator) echo "$(recipe_of build_operator operator_base)-$(operator_sources)-$(hash_files "$(node_binary)")" | sha256sum | cut -c1-16 ;;
     *) say "unknown image '$1' (known: ${all_images[*]})"; return 1 ;;
   esac
 }
@@ -147,9 +147,10 @@ build_postgres() {
 
 # The Dockerfile's runtime stage: distroless nodejs24-debian12 (glibc, libstdc++, tzdata, a nonroot user), /app with
 # lib/, production node_modules and package.json, `node lib/main.js` as uid 65532.
-build_operator() {
-  local work=$1 out=$2 version
-  local base="$work/base" app="$work/app/app" runtime="$work/nodejs/nodejs"
+# The operator's base root file system: distroless nodejs24-debian12's content (glibc, libstdc++, tzdata, a nonroot
+# user), unpacked from Debian packages without running their scripts.
+operator_base() {
+  local base=$1
   mmdebstrap --variant=extract --include=base-files,netbase,tzdata,libc6,libstdc++6,libgcc-s1 \
     --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-exclude=/usr/share/man/*' \
     --dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-exclude=/usr/share/info/*' \
@@ -160,10 +161,31 @@ build_operator() {
   mkdir -p "$base/tmp" "$base/home/nonroot" "$base/root"
   chmod 1777 "$base/tmp"
   chown 65532:65532 "$base/home/nonroot" && chmod 0700 "$base/home/nonroot" "$base/root"
+}
+
+# The Dockerfile's runtime stage: the base above, /app with lib/, production node_modules and package.json,
+# `node lib/main.js` as uid 65532. The base and node_modules change rarely and are kept between builds; lib/ is
+# compiled from this checkout, or taken from SAMPLEDB_OPERATOR_LIB when the caller has just built it from the same
+# sources (scripts/test.sh does).
+build_operator() {
+  local work=$1 out=$2 version
+  local base="$work/base" app="$work/app/app" runtime="$work/nodejs/nodejs"
+  local base_cache
+  base_cache="$images_dir/.operator-base-$(recipe_of operator_base)"
+  if [[ ! -d $base_cache ]]; then
+    operator_base "$base_cache.new"
+    find "$images_dir" -maxdepth 1 -name '.operator-base-*' ! -name "${base_cache##*/}.new" -exec rm -rf --one-file-system {} +
+    mv "$base_cache.new" "$base_cache"
+  fi
+  cp -a "$base_cache" "$base"
 
   mkdir -p "$runtime/bin" "$app"
   install -m 0755 "$(node_binary)" "$runtime/bin/node"
-  (cd "$repo_root" && ./node_modules/.bin/tsc -p tsconfig.build.json --outDir "$app/lib")
+  if [[ -n ${SAMPLEDB_OPERATOR_LIB:-} ]]; then
+    cp -a "$SAMPLEDB_OPERATOR_LIB" "$app/lib"
+  else
+    (cd "$repo_root" && ./node_modules/.bin/tsc -p tsconfig.build.json --outDir "$app/lib")
+  fi
   cp "$repo_root/package.json" "$app/"
   # Production node_modules depend on the lock file only: kept between builds of the image.
   local deps

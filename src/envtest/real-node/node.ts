@@ -55,7 +55,7 @@ export interface RealNodeBinaries {
 }
 
 /** Sysctls that kubelet, kube-proxy and the CNI bridge plugin may change; restored on teardown. */
-const WATCHED_SYSCTLS = [
+export const WATCHED_SYSCTLS = [
   'vm.overcommit_memory',
   'vm.panic_on_oom',
   'kernel.panic',
@@ -74,7 +74,7 @@ const WATCHED_SYSCTLS = [
 ];
 
 /** Fixed paths kubelet, containerd and the CNI plugins write whatever their configuration says. */
-const FIXED_PATHS = [
+export const FIXED_PATHS = [
   '/var/lib/kubelet',
   '/var/log/containers',
   '/var/log/pods',
