@@ -1,7 +1,7 @@
 // A Pulumi stack of this project driven through the Automation API with the program inline (no language host:
 // docs/adr/0004-pulumi.md), on a local file backend, with the CLI and Kubernetes provider built from Go modules.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LocalWorkspace, PulumiCommand, type Stack } from '@pulumi/pulumi/automation/index.js';
@@ -14,6 +14,24 @@ export const pulumiBinDir = (): string =>
   spawnSync('bash', [join(repoRoot, 'scripts/build-pulumi.sh'), '--print'], {
     encoding: 'utf8',
   }).stdout.trim();
+
+/**
+ * scripts/test.sh builds the Pulumi binaries in the background while the tiers before them run, and names a file
+ * that receives the build's exit status in SAMPLEDB_PULUMI_BUILD_STATUS: wait for it (bounded) before looking.
+ */
+export async function awaitPulumiBuild(timeoutMs = 90 * 60_000): Promise<void> {
+  const statusFile = process.env.SAMPLEDB_PULUMI_BUILD_STATUS;
+  if (!statusFile) return;
+  const deadline = Date.now() + timeoutMs;
+  while (!existsSync(statusFile)) {
+    if (Date.now() > deadline)
+      throw new Error(`the Pulumi build did not finish within ${timeoutMs / 60_000} min`);
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+  }
+  const status = readFileSync(statusFile, 'utf8').trim();
+  if (status !== '0')
+    throw new Error(`scripts/build-pulumi.sh failed (exit ${status}); see its output above`);
+}
 
 /** The binaries the stack needs that scripts/build-pulumi.sh has not built. */
 export function missingPulumiBinaries(binDir = pulumiBinDir()): string[] {

@@ -107,8 +107,6 @@ describe('npm run dev -- --node real', { timeout: 15 * 60_000 }, () => {
       'psql-client',
       '-n',
       'sampledb-examples',
-      '--rm',
-      '-i',
       '--restart=Never',
       '--image=localhost/postgres:15',
       '--overrides',
@@ -128,7 +126,25 @@ describe('npm run dev -- --node real', { timeout: 15 * 60_000 }, () => {
       }),
     ]);
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stdout, /^0$/m, 'the orders table from the example initSQL exists');
+    // Detached and then read: an attached `kubectl run` can miss the output of a client that exits at once.
+    await pollUntil(
+      'the psql client finished',
+      async () => {
+        const phase = await kubectlOk(cluster, [
+          'get',
+          'pod',
+          'psql-client',
+          '-n',
+          'sampledb-examples',
+          '-o',
+          'jsonpath={.status.phase}',
+        ]);
+        return phase === 'Succeeded' || phase === 'Failed' ? phase : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 300 },
+    );
+    const logs = await kubectlOk(cluster, ['logs', 'psql-client', '-n', 'sampledb-examples']);
+    assert.match(logs, /^0$/m, 'the orders table from the example initSQL exists');
 
     dev.kill('SIGTERM');
     const [code] = await exited;

@@ -11,11 +11,17 @@ import type { Stack } from '@pulumi/pulumi/automation/index.js';
 import { ControlPlane } from '../../../src/envtest/index.ts';
 import { LOCAL_POSTGRES_REPOSITORY } from '../../../src/envtest/real-node/images.ts';
 import { AttachedCluster } from '../../integration/support/cluster.ts';
-import { localStack, missingPulumiBinaries, SKIP_PULUMI_VARIABLE } from '../../support/pulumi.ts';
+import {
+  awaitPulumiBuild,
+  localStack,
+  missingPulumiBinaries,
+  SKIP_PULUMI_VARIABLE,
+} from '../../support/pulumi.ts';
 import { lockWaitMs, nodeLog } from '../support/cluster.ts';
 import { kubectlJson, sql, waitReady } from '../support/sampledb.ts';
 
 const OPERATION_TIMEOUT_MS = 8 * 60_000;
+await awaitPulumiBuild();
 const missing = missingPulumiBinaries();
 
 if (missing.length > 0 && process.env[SKIP_PULUMI_VARIABLE] === '1') {
