@@ -44,7 +44,9 @@ async function apply(manifests: readonly Manifest[], what: string): Promise<void
 }
 
 try {
-  process.stderr.write(node === 'real' ? 'Starting the control plane and a real node...\n' : 'Starting the control plane...\n');
+  process.stderr.write(
+    node === 'real' ? 'Starting the control plane and a real node...\n' : 'Starting the control plane...\n',
+  );
   plane = await ControlPlane.start({
     workloads: true,
     node,
