@@ -25,7 +25,11 @@ export const ensureCredentials: Step = {
           throw err;
         }
       }
-    } else if (secret && usesGeneratedCredentials(db) && secret.metadata.labels?.[ORPHANED_LABEL] === 'true') {
+    } else if (
+      secret &&
+      usesGeneratedCredentials(db) &&
+      secret.metadata.labels?.[ORPHANED_LABEL] === 'true'
+    ) {
       // Kept by an earlier SampleDB of this name deleted under policy Retain, with the data volume its password
       // opens: adopt it as it is (the password must not change).
       secret = (await client.patch(
