@@ -63,7 +63,8 @@ function runBuildScript(args: string[], progress?: (line: string) => void): Prom
       if (progress) for (const line of chunk.split('\n')) if (line) progress(line);
     });
     child.once('error', reject);
-    child.once('exit', (code) => {
+    // 'close', not 'exit': only then has all of stdout been read.
+    child.once('close', (code) => {
       if (code !== 0) {
         reject(new Error(`${buildScript} ${args.join(' ')} exited with ${code}:\n${stderr.slice(-4000)}`));
         return;

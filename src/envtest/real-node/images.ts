@@ -45,7 +45,8 @@ export function buildImages(
       for (const line of chunk.split('\n')) if (line) progress(line);
     });
     child.once('error', reject);
-    child.once('exit', (code) => {
+    // 'close', not 'exit': only then has all of stdout been read.
+    child.once('close', (code) => {
       if (code !== 0) {
         reject(new Error(`${buildScript} ${names.join(' ')} exited with ${code}:\n${stderr}`));
         return;
