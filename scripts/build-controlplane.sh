@@ -63,7 +63,7 @@ else
   mark kwok
 fi
 
-coredns_version=$(awk '$1 == "github.com/coredns/coredns" { print $2 }' "$modules/coredns/go.mod" | head -n1)
+coredns_version=$(awk '$1 == "require" && $2 == "github.com/coredns/coredns" { print $3 } $1 == "github.com/coredns/coredns" { print $2 }' "$modules/coredns/go.mod" | head -n1)
 if fresh coredns coredns; then
   echo "build-controlplane: coredns $coredns_version is cached"
 else

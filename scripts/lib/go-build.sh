@@ -2,8 +2,15 @@
 # The caller sets: log_prefix (e.g. "build-pulumi"), modules (dir of Go modules, one per subdir), bin_dir (output).
 # shellcheck shell=bash disable=SC2154
 
-# A hash of a module's go.mod + go.sum: edit either and the binaries built from it are rebuilt.
-stamp_of() { cat "$modules/$1/go.mod" "$modules/$1/go.sum" | sha256sum | cut -c1-16; }
+# A hash of a module's go.mod + go.sum (and its own .go files, e.g. CoreDNS's plugin list): edit any and the binaries
+# built from it are rebuilt. A module without .go files hashes as it always did.
+stamp_of() {
+  local sources=()
+  shopt -s nullglob
+  sources=("$modules/$1"/*.go)
+  shopt -u nullglob
+  cat "$modules/$1/go.mod" "$modules/$1/go.sum" "${sources[@]}" | sha256sum | cut -c1-16
+}
 
 # fresh MODULE BINARIES... : true when every binary exists and was built from the current module files.
 fresh() {
