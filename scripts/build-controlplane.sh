@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the real control-plane binaries used by the integration tests and `npm run cluster`:
-# kube-apiserver, kube-controller-manager, kube-scheduler, kubectl (k8s.io/kubernetes), etcd and kwok,
-# from the Go modules in test/controlplane/. Output goes to a cache outside the repo and is reused when present.
+# kube-apiserver, kube-controller-manager, kube-scheduler, kubectl (k8s.io/kubernetes), etcd and kwok, and for the
+# real node (`--node real`, the e2e tier) kubelet, kube-proxy (k8s.io/kubernetes) and CoreDNS, from the Go modules in
+# test/controlplane/. Output goes to a cache outside the repo and is reused when present.
 #
 #   scripts/build-controlplane.sh          build what is missing, print the bin directory on the last line
 #   scripts/build-controlplane.sh --print  print the bin directory only (no build)
@@ -36,13 +37,14 @@ for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
   k8s_ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=1970-01-01T00:00:00Z"
 done
 
-if fresh k8s kube-apiserver kube-controller-manager kube-scheduler kubectl; then
+if fresh k8s kube-apiserver kube-controller-manager kube-scheduler kubectl kubelet kube-proxy; then
   echo "build-controlplane: kubernetes $k8s_version binaries are cached"
 else
-  (cd "$modules/k8s" && with_progress "kubernetes $k8s_version (kube-apiserver, kube-controller-manager, kube-scheduler, kubectl; cold: ~15-25 min on 2 cores)" \
+  (cd "$modules/k8s" && with_progress "kubernetes $k8s_version (kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, kubelet, kube-proxy; cold: ~17-25 min on 2 cores)" \
     go build -ldflags "$k8s_ldflags" -o "$bin_dir/" \
       k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
-      k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl)
+      k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl \
+      k8s.io/kubernetes/cmd/kubelet k8s.io/kubernetes/cmd/kube-proxy)
   mark k8s
 fi
 
@@ -59,6 +61,15 @@ if fresh kwok kwok; then
 else
   (cd "$modules/kwok" && with_progress "kwok" go build -ldflags "-s -w" -o "$bin_dir/kwok" sigs.k8s.io/kwok/cmd/kwok)
   mark kwok
+fi
+
+coredns_version=$(awk '$1 == "require" && $2 == "github.com/coredns/coredns" { print $3 } $1 == "github.com/coredns/coredns" { print $2 }' "$modules/coredns/go.mod" | head -n1)
+if fresh coredns coredns; then
+  echo "build-controlplane: coredns $coredns_version is cached"
+else
+  (cd "$modules/coredns" && with_progress "coredns $coredns_version (cold: ~4 min)" \
+    go build -ldflags "-s -w" -o "$bin_dir/coredns" .)
+  mark coredns
 fi
 
 echo "$bin_dir"

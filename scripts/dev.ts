@@ -1,14 +1,19 @@
 // `npm run dev`: the local control plane (controllers, scheduler, kwok), the CRDs, RBAC, admission policy and example
 // SampleDBs from dist/, and the operator (`node src/main.ts`) as a child process, in the foreground. Ctrl-C stops the
 // operator (SIGTERM, graceful) and then the control plane.
+//   --node real            a real node instead of kwok: the examples run real PostgreSQL (images built on the machine)
+//   --wait-for-node <s>    wait up to <s> seconds for another real node on this machine to stop
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { copyFile, mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { nodeArguments } from '../src/envtest/arguments.ts';
 import { ControlPlane } from '../src/envtest/index.ts';
+import { LOCAL_POSTGRES_REPOSITORY } from '../src/envtest/real-node/images.ts';
 import { crdManifests, distManifests, type Manifest } from '../test/integration/support/manifests.ts';
 
 const stateDir = resolve(process.env.SAMPLEDB_STATE_DIR ?? '.sampledb');
+const { node, lockWaitMs } = nodeArguments(process.argv.slice(2));
 await mkdir(stateDir, { recursive: true });
 const logPath = join(stateDir, 'control-plane.log');
 const logFile = createWriteStream(logPath, { flags: 'w' });
@@ -39,8 +44,16 @@ async function apply(manifests: readonly Manifest[], what: string): Promise<void
 }
 
 try {
-  process.stderr.write('Starting the control plane...\n');
-  plane = await ControlPlane.start({ workloads: true, log: (line) => logFile.write(`${line}\n`) });
+  process.stderr.write(
+    node === 'real' ? 'Starting the control plane and a real node...\n' : 'Starting the control plane...\n',
+  );
+  plane = await ControlPlane.start({
+    workloads: true,
+    node,
+    // The operator runs here as a process, from the sources: only the PostgreSQL images are needed on the node.
+    realNode: { lockWaitMs, images: ['postgres-15', 'postgres-17'] },
+    log: (line) => logFile.write(`${line}\n`),
+  });
   const kubeconfig = join(stateDir, 'kubeconfig');
   await copyFile(plane.kubeconfigPath, kubeconfig);
   await apply(crdManifests(), 'the CRDs');
@@ -64,6 +77,7 @@ try {
       HEALTH_PORT: '0',
       METRICS_PORT: '0',
       LEADER_ELECTION: 'false',
+      ...(node === 'real' ? { POSTGRES_IMAGE_REPOSITORY: LOCAL_POSTGRES_REPOSITORY } : {}),
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
@@ -81,6 +95,14 @@ try {
       'In another shell:',
       `  export KUBECONFIG=${kubeconfig} PATH=${plane.binDir}:$PATH`,
       '  kubectl get sdb -A -w',
+      ...(node === 'real'
+        ? [
+            'Connect (see README "Connect to a database"), e.g.:',
+            '  kubectl -n sampledb-examples port-forward svc/minimal 5432:5432 &',
+            "  PGPASSWORD=$(kubectl -n sampledb-examples get secret minimal-binding -o jsonpath='{.data.password}' | base64 -d) \\",
+            '    psql -h 127.0.0.1 -U app app',
+          ]
+        : []),
       'Ctrl-C stops everything.',
       '',
     ].join('\n'),

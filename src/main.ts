@@ -10,8 +10,10 @@
 //   LOG_LEVEL          pino level (default info)
 //   HEALTH_PORT        /healthz, /readyz (and /metrics) (default 8081; 0 picks a free port)
 //   METRICS_PORT       /metrics (default 8080; 0 picks a free port)
+//   POSTGRES_IMAGE_REPOSITORY  repository of the PostgreSQL images, tagged by version, for SampleDBs without
+//                      spec.image (default docker.io/library/postgres): a mirror, or an air-gapped registry
 import { HttpMethod, KubeConfig } from '@kubernetes/client-node';
-import { LEADER_ELECTION_LEASE } from './api/index.ts';
+import { DEFAULT_IMAGE_REPOSITORY, imageRepositoryProblem, LEADER_ELECTION_LEASE } from './api/index.ts';
 import { createLogger, HealthServer, isStatus, type Logger, Manager } from './runtime/index.ts';
 import { registerSampleDbControllers } from './sampledb/controllers.ts';
 import { SNAPSHOT_GROUP } from './sampledb/resources.ts';
@@ -23,6 +25,7 @@ export interface OperatorSettings {
   logLevel: string;
   healthPort: number;
   metricsPort: number;
+  postgresImageRepository: string;
 }
 
 function port(value: string | undefined, fallback: number, name: string): number {
@@ -43,6 +46,9 @@ export function settingsFrom(env: Readonly<Record<string, string | undefined>>):
   const leaderElection = (env.LEADER_ELECTION ?? 'false').toLowerCase() === 'true';
   if (leaderElection && !env.POD_NAMESPACE)
     throw new Error('LEADER_ELECTION=true needs POD_NAMESPACE for the Lease');
+  const postgresImageRepository = env.POSTGRES_IMAGE_REPOSITORY || DEFAULT_IMAGE_REPOSITORY;
+  const repositoryProblem = imageRepositoryProblem(postgresImageRepository);
+  if (repositoryProblem) throw new Error(`POSTGRES_IMAGE_REPOSITORY ${repositoryProblem}`);
   return {
     kubeconfigPath: env.KUBECONFIG || undefined,
     namespaces: [...new Set(namespaces)],
@@ -53,6 +59,7 @@ export function settingsFrom(env: Readonly<Record<string, string | undefined>>):
     logLevel: env.LOG_LEVEL || 'info',
     healthPort: port(env.HEALTH_PORT, 8081, 'HEALTH_PORT'),
     metricsPort: port(env.METRICS_PORT, 8080, 'METRICS_PORT'),
+    postgresImageRepository,
   };
 }
 
@@ -92,7 +99,10 @@ export async function runOperator(settings: OperatorSettings, logger: Logger): P
       : {}),
   });
   const snapshots = await servesSnapshots(manager, logger);
-  registerSampleDbControllers(manager, { snapshots });
+  registerSampleDbControllers(manager, {
+    snapshots,
+    postgresImageRepository: settings.postgresImageRepository,
+  });
   const removeHandlers = manager.installSignalHandlers();
   const metrics =
     settings.metricsPort !== settings.healthPort
@@ -105,6 +115,7 @@ export async function runOperator(settings: OperatorSettings, logger: Logger): P
       leaderElection: Boolean(settings.leaderElection),
       snapshots,
       metricsPort,
+      postgresImageRepository: settings.postgresImageRepository,
     },
     'sampledb-operator starting',
   );

@@ -32,9 +32,31 @@ export interface ResolvedSampleDbSpec {
   deletion: Required<NonNull<Spec['deletion']>>;
 }
 
-/** The image for a spec: the override, or the official postgres image for the version. */
-export function imageFor(spec: Pick<SampleDbSpec, 'version' | 'image'>): string {
-  return spec.image ?? `${DEFAULT_IMAGE_REPOSITORY}:${spec.version}`;
+/**
+ * The image for a spec: the override, or `<repository>:<version>` where the repository is the operator's PostgreSQL
+ * image repository setting (default: the official postgres image), so mirrors and air-gapped registries work.
+ */
+export function imageFor(
+  spec: Pick<SampleDbSpec, 'version' | 'image'>,
+  repository: string = DEFAULT_IMAGE_REPOSITORY,
+): string {
+  return spec.image ?? `${repository}:${spec.version}`;
+}
+
+// A repository without tag or digest: registry host (with optional port) and path components, as in
+// distribution's reference grammar, lower case.
+export const IMAGE_REPOSITORY_PATTERN = String.raw`^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*(?::[0-9]+)?\/)?[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*$`;
+const IMAGE_REPOSITORY = new RegExp(IMAGE_REPOSITORY_PATTERN);
+
+/** Why `value` is not a PostgreSQL image repository (e.g. "registry.example.com:5000/mirror/postgres"), if it is not. */
+export function imageRepositoryProblem(value: string): string | undefined {
+  if (value.includes('@'))
+    return `must be a repository without a digest (the tag is the SampleDB's version), got "${value}"`;
+  if (value.slice(value.lastIndexOf('/') + 1).includes(':'))
+    return `must be a repository without a tag (the tag is the SampleDB's version), got "${value}"`;
+  if (!IMAGE_REPOSITORY.test(value))
+    return `is not an image repository (e.g. docker.io/library/postgres), got "${value}"`;
+  return undefined;
 }
 
 /** The major version of a version string ("16.4" → 16). */
@@ -42,7 +64,15 @@ export function majorVersion(version: string): number {
   return Number.parseInt(version.split('.')[0] ?? '', 10);
 }
 
-export function resolveSampleDbSpec(spec: SampleDbSpec): ResolvedSampleDbSpec {
+export interface OperatorDefaults {
+  /** Repository of the PostgreSQL images when `spec.image` is not set. Default: docker.io/library/postgres. */
+  readonly imageRepository?: string;
+}
+
+export function resolveSampleDbSpec(
+  spec: SampleDbSpec,
+  defaults: OperatorDefaults = {},
+): ResolvedSampleDbSpec {
   const withSchemaDefaults = Value.Default(SampleDbSpecSchema, structuredClone(spec)) as SampleDbSpec;
   const resources = withSchemaDefaults.resources;
   const requests = { ...DEFAULT_RESOURCES.requests, ...resources?.requests };
@@ -53,7 +83,7 @@ export function resolveSampleDbSpec(spec: SampleDbSpec): ResolvedSampleDbSpec {
       : DEFAULT_RESOURCES.limits.memory;
   return {
     ...(withSchemaDefaults as unknown as ResolvedSampleDbSpec),
-    image: imageFor(withSchemaDefaults),
+    image: imageFor(withSchemaDefaults, defaults.imageRepository),
     resources: {
       requests,
       limits: { memory: defaultMemoryLimit, ...resources?.limits },

@@ -109,7 +109,9 @@ export const OPERATOR_NAMESPACE_RULES: readonly PolicyRule[] = [
     apiGroups: ['coordination.k8s.io'],
     resources: ['leases'],
     resourceNames: [LEADER_ELECTION_LEASE],
-    verbs: ['get', 'update'],
-    why: 'leader election: renew, take over and release only our own Lease',
+    // list and watch: the elector watches its Lease (fieldSelector metadata.name, which the apiserver authorizes
+    // as that resource name) to take over at once on a release. Without them every watch attempt got a 403.
+    verbs: ['get', 'list', 'update', 'watch'],
+    why: 'leader election: watch, renew, take over and release only our own Lease',
   },
 ];

@@ -1,6 +1,12 @@
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
-import { type FieldError, parseQuantity, ValidationError } from '../api/index.ts';
+import {
+  DEFAULT_IMAGE_REPOSITORY,
+  type FieldError,
+  imageRepositoryProblem,
+  parseQuantity,
+  ValidationError,
+} from '../api/index.ts';
 import { SampleDbDeletionProtection } from './deletion-protection.ts';
 import { OPERATOR_NAME, operatorLabels, operatorSelector } from './labels.ts';
 import { OperatorRbac } from './rbac.ts';
@@ -50,6 +56,11 @@ export interface SampleDbOperatorProps {
    * Default: `true`.
    */
   readonly deletionProtection?: boolean;
+  /**
+   * Repository of the PostgreSQL images, tagged by version (`<repository>:<spec.version>`), for SampleDBs without
+   * `spec.image`: a mirror or an air-gapped registry. Default: `docker.io/library/postgres`.
+   */
+  readonly postgresImageRepository?: string;
 }
 
 export const OPERATOR_DEFAULTS = {
@@ -64,6 +75,7 @@ export const OPERATOR_DEFAULTS = {
   metricsPort: 8080,
   healthPort: 8081,
   deletionProtection: true,
+  postgresImageRepository: DEFAULT_IMAGE_REPOSITORY,
 } as const;
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -77,6 +89,11 @@ function validateProps(props: SampleDbOperatorProps): void {
   if (!Number.isInteger(replicas) || replicas < 1) {
     errors.push({ field: 'replicas', message: `must be a whole number >= 1, got ${replicas}` });
   }
+  const repositoryProblem =
+    props.postgresImageRepository === undefined
+      ? undefined
+      : imageRepositoryProblem(props.postgresImageRepository);
+  if (repositoryProblem) errors.push({ field: 'postgresImageRepository', message: repositoryProblem });
   if (replicas > 1 && props.leaderElection === false) {
     errors.push({ field: 'leaderElection', message: 'more than one replica needs leader election' });
   }
@@ -185,6 +202,10 @@ export class SampleDbOperator extends Construct {
       { name: 'LOG_LEVEL', value: props.logLevel ?? d.logLevel },
       { name: 'METRICS_PORT', value: String(metricsPort) },
       { name: 'HEALTH_PORT', value: String(healthPort) },
+      {
+        name: 'POSTGRES_IMAGE_REPOSITORY',
+        value: props.postgresImageRepository ?? d.postgresImageRepository,
+      },
       ...(heapMiB ? [{ name: 'NODE_OPTIONS', value: `--max-old-space-size=${heapMiB}` }] : []),
     ];
 

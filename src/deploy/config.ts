@@ -1,7 +1,13 @@
 // The stack's configuration: every key a Pulumi.<stack>.yaml may set, its default, and the checks that turn a
 // typo into an error naming the key before anything is deployed. Pure (no Pulumi runtime), so it is unit-tested
 // directly. Each key is documented in README.md ("Deploy with Pulumi").
-import { type FieldError, parseQuantity, type SampleDbSpec, ValidationError } from '../api/index.ts';
+import {
+  type FieldError,
+  imageRepositoryProblem,
+  parseQuantity,
+  type SampleDbSpec,
+  ValidationError,
+} from '../api/index.ts';
 import { type LogLevel, OPERATOR_DEFAULTS, type OperatorResources } from '../constructs/index.ts';
 
 export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
@@ -47,6 +53,7 @@ export interface StackConfig {
   readonly image: ImageConfig;
   readonly replicas: number;
   readonly logLevel: LogLevel;
+  readonly postgresImageRepository: string;
   readonly watchNamespaces: readonly string[];
   readonly resources?: OperatorResources;
   readonly instances: readonly InstanceConfig[];
@@ -63,6 +70,7 @@ export interface RawStackConfig {
   readonly image?: unknown;
   readonly replicas?: unknown;
   readonly logLevel?: unknown;
+  readonly postgresImageRepository?: unknown;
   readonly watchNamespaces?: unknown;
   readonly resources?: unknown;
   readonly instances?: unknown;
@@ -79,6 +87,7 @@ export const CONFIG_KEYS = [
   'registryPassword',
   'replicas',
   'logLevel',
+  'postgresImageRepository',
   'watchNamespaces',
   'resources',
   'instances',
@@ -274,6 +283,14 @@ export function parseStackConfig(raw: RawStackConfig, version: string): StackCon
   const logLevel = c.string('logLevel', raw.logLevel, OPERATOR_DEFAULTS.logLevel) as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) c.add('logLevel', `must be one of ${LOG_LEVELS.join(', ')}`);
 
+  const postgresImageRepository = c.string(
+    'postgresImageRepository',
+    raw.postgresImageRepository,
+    OPERATOR_DEFAULTS.postgresImageRepository,
+  );
+  const repositoryProblem = imageRepositoryProblem(postgresImageRepository);
+  if (repositoryProblem) c.add('postgresImageRepository', repositoryProblem);
+
   const watchNamespaces = c.names('watchNamespaces', raw.watchNamespaces);
   const imagePullSecrets = c.names('imagePullSecrets', raw.imagePullSecrets);
   const resources = parseResources(c, raw.resources);
@@ -287,6 +304,7 @@ export function parseStackConfig(raw: RawStackConfig, version: string): StackCon
     image,
     replicas,
     logLevel,
+    postgresImageRepository,
     watchNamespaces,
     ...(resources ? { resources } : {}),
     instances,

@@ -6,6 +6,8 @@ import { pollUntil } from './wait.ts';
 
 export interface ApiserverOptions {
   readonly binary: string;
+  /** Where it listens and what it advertises (the `kubernetes` Service's endpoint). Default 127.0.0.1. */
+  readonly address?: string;
   readonly port: number;
   readonly etcdUrl: string;
   readonly pki: Pki;
@@ -24,8 +26,8 @@ export function apiserverArgs(options: ApiserverOptions): string[] {
   const { pki } = options;
   return mergeFlags(
     [
-      '--advertise-address=127.0.0.1',
-      '--bind-address=127.0.0.1',
+      `--advertise-address=${options.address ?? '127.0.0.1'}`,
+      `--bind-address=${options.address ?? '127.0.0.1'}`,
       `--secure-port=${options.port}`,
       `--etcd-servers=${options.etcdUrl}`,
       `--tls-cert-file=${pki.servingCert}`,
@@ -57,7 +59,7 @@ export class Apiserver {
     this.#options = options;
     this.#client = client;
     this.#args = apiserverArgs(options);
-    this.url = `https://127.0.0.1:${options.port}`;
+    this.url = `https://${options.address ?? '127.0.0.1'}:${options.port}`;
   }
 
   get process(): ManagedProcess | undefined {

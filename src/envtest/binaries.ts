@@ -5,7 +5,12 @@ import { fileURLToPath } from 'node:url';
 
 export const baseBinaries = ['kube-apiserver', 'etcd', 'kubectl'] as const;
 export const workloadBinaries = ['kube-controller-manager', 'kube-scheduler', 'kwok'] as const;
-export type BinaryName = (typeof baseBinaries)[number] | (typeof workloadBinaries)[number];
+/** The real node's agents (`node: 'real'`). */
+export const nodeBinaries = ['kubelet', 'kube-proxy', 'coredns'] as const;
+export type BinaryName =
+  | (typeof baseBinaries)[number]
+  | (typeof workloadBinaries)[number]
+  | (typeof nodeBinaries)[number];
 export type BinaryPaths = Readonly<Record<BinaryName, string>>;
 
 export interface LocateOptions {
@@ -58,7 +63,8 @@ function runBuildScript(args: string[], progress?: (line: string) => void): Prom
       if (progress) for (const line of chunk.split('\n')) if (line) progress(line);
     });
     child.once('error', reject);
-    child.once('exit', (code) => {
+    // 'close', not 'exit': only then has all of stdout been read.
+    child.once('close', (code) => {
       if (code !== 0) {
         reject(new Error(`${buildScript} ${args.join(' ')} exited with ${code}:\n${stderr.slice(-4000)}`));
         return;

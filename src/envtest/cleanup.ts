@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 
 /**
@@ -8,6 +8,8 @@ import { rmSync } from 'node:fs';
  */
 const processGroups = new Set<number>();
 const directories = new Set<string>();
+/** Scripts that restore the machine (the real node's teardown), run after the processes are gone. */
+const teardowns = new Set<string>();
 let installed = false;
 
 const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
@@ -21,6 +23,8 @@ function cleanupNow(): void {
     }
   }
   processGroups.clear();
+  for (const script of teardowns) spawnSync('sh', [script], { stdio: 'ignore', timeout: 60_000 });
+  teardowns.clear();
   for (const dir of directories) rmSync(dir, { recursive: true, force: true });
   directories.clear();
 }
@@ -77,4 +81,18 @@ export function trackDirectory(dir: string): void {
 
 export function untrackDirectory(dir: string): void {
   directories.delete(dir);
+}
+
+/** Runs `script` (POSIX sh, idempotent, removes itself when done) if this process dies before untracking it. */
+export function trackTeardown(script: string): void {
+  install();
+  teardowns.add(script);
+  watchdog(
+    'while kill -0 "$1" 2>/dev/null && [ -f "$2" ]; do sleep 1; done; kill -0 "$1" 2>/dev/null || { [ -f "$2" ] && sh "$2"; }',
+    script,
+  );
+}
+
+export function untrackTeardown(script: string): void {
+  teardowns.delete(script);
 }

@@ -3,17 +3,25 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { Apiserver } from './apiserver.ts';
-import { type BinaryPaths, baseBinaries, locateBinaries, workloadBinaries } from './binaries.ts';
+import {
+  type BinaryPaths,
+  baseBinaries,
+  locateBinaries,
+  nodeBinaries,
+  workloadBinaries,
+} from './binaries.ts';
 import { trackDirectory, untrackDirectory } from './cleanup.ts';
-import { startControllerManager } from './controllers.ts';
+import { realNodeControllers, startControllerManager, workloadControllers } from './controllers.ts';
 import { Etcd } from './etcd.ts';
 import { adminHttpsClient } from './https.ts';
 import { writeAdminKubeconfig } from './kubeconfig.ts';
 import { type KubectlResult, runKubectl } from './kubectl.ts';
 import { createFakeNodes, type KwokSelectorRequirement, startKwok } from './kwok.ts';
-import { generatePki } from './pki.ts';
+import { generatePki, type Pki } from './pki.ts';
 import { freePorts } from './ports.ts';
 import type { LogSink, ManagedProcess } from './process.ts';
+import { SERVICE_CIDR } from './real-node/network.ts';
+import { RealNode, type RealNodeOptions } from './real-node/node.ts';
 import { startScheduler } from './scheduler.ts';
 import { VolumeBinder } from './volume-binder.ts';
 import { pollUntil } from './wait.ts';
@@ -21,6 +29,14 @@ import { pollUntil } from './wait.ts';
 export interface ControlPlaneOptions {
   /** Also run kube-controller-manager, kube-scheduler, kwok with a fake node, and the volume binder. */
   readonly workloads?: boolean;
+  /**
+   * The node workloads run on (implies `workloads`). `kwok` (default): a fake node, pods are Ready without running
+   * anything. `real`: kubelet, containerd, a CNI bridge, kube-proxy, CoreDNS and real volumes on this machine
+   * (root, one per machine; see docs/testing.md), and the apiserver listens on the bridge address for the pods.
+   */
+  readonly node?: 'kwok' | 'real';
+  /** Options of the real node (`node: 'real'`). */
+  readonly realNode?: RealNodeOptions;
   /** Extra kube-apiserver flags; `--name=value` replaces the default of the same name. */
   readonly apiserverArgs?: readonly string[];
   readonly etcdArgs?: readonly string[];
@@ -39,8 +55,15 @@ export interface ControlPlaneOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
-const serviceClusterIpRange = '10.96.0.0/12';
+const serviceClusterIpRange = SERVICE_CIDR;
 const kubernetesServiceIp = '10.96.0.1';
+
+/** logs, exec and port-forward: the apiserver calls kubelet at the node's InternalIP with the admin certificate. */
+const kubeletClientArgs = (pki: Pki): string[] => [
+  `--kubelet-client-certificate=${pki.adminCert}`,
+  `--kubelet-client-key=${pki.adminKey}`,
+  '--kubelet-preferred-address-types=InternalIP',
+];
 
 interface Parts {
   readonly workDir: string;
@@ -50,6 +73,7 @@ interface Parts {
   apiserver?: Apiserver;
   readonly workloads: ManagedProcess[];
   binder?: VolumeBinder;
+  node?: RealNode;
 }
 
 /**
@@ -71,10 +95,18 @@ export class ControlPlane {
     this.binDir = dirname(parts.binaries['kube-apiserver']!);
   }
 
+  /** The real node (`node: 'real'`): its images' digests, its address, its volumes. */
+  get node(): RealNode | undefined {
+    return this.#parts.node;
+  }
+
   static async start(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
-    const workloads = options.workloads ?? false;
+    const real = options.node === 'real';
+    const workloads = (options.workloads ?? false) || real;
     const binaries = await locateBinaries({
-      names: workloads ? [...baseBinaries, ...workloadBinaries] : [...baseBinaries],
+      names: [...baseBinaries, ...(workloads ? workloadBinaries : []), ...(real ? nodeBinaries : [])].filter(
+        (name) => !(real && name === 'kwok'),
+      ),
       env: options.env ?? process.env,
     });
     const workDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'envtest-')));
@@ -82,12 +114,24 @@ export class ControlPlane {
     const parts: Parts = { workDir, ownsWorkDir: !options.dataDir, binaries, workloads: [] };
     const [etcdPort, etcdPeerPort, apiserverPort] = (await freePorts(3)) as [number, number, number];
     const kubeconfigPath = join(workDir, 'kubeconfig');
-    const plane = new ControlPlane(parts, kubeconfigPath, `https://127.0.0.1:${apiserverPort}`);
+    let node: RealNode | undefined;
+    try {
+      node = real
+        ? await RealNode.prepare({ ...options.realNode, ...(options.log ? { log: options.log } : {}) })
+        : undefined;
+    } catch (error) {
+      await rm(workDir, { recursive: true, force: true });
+      throw error;
+    }
+    parts.node = node;
+    // On a real node pods reach the apiserver (the `kubernetes` Service) at the bridge address, so it listens there.
+    const address = node?.address ?? '127.0.0.1';
+    const plane = new ControlPlane(parts, kubeconfigPath, `https://${address}:${apiserverPort}`);
     // Tracked before awaiting, so a failure elsewhere still lets stop() find a started etcd.
     let starting: Promise<unknown>[] = [];
     try {
       await Promise.all([mkdir(join(workDir, 'pki'), { recursive: true }), mkdir(join(workDir, 'etcd'))]);
-      const pkiReady = generatePki(join(workDir, 'pki'), kubernetesServiceIp);
+      const pkiReady = generatePki(join(workDir, 'pki'), kubernetesServiceIp, node ? [node.address] : []);
       const etcdReady = Etcd.start({
         binary: binaries.etcd!,
         dataDir: join(workDir, 'etcd'),
@@ -104,18 +148,19 @@ export class ControlPlane {
       parts.apiserver = new Apiserver(
         {
           binary: binaries['kube-apiserver']!,
+          address,
           port: apiserverPort,
           etcdUrl: etcd.url,
           pki,
           serviceClusterIpRange,
           serviceAccountAdmission: workloads,
-          extraArgs: options.apiserverArgs,
+          extraArgs: [...(node ? kubeletClientArgs(pki) : []), ...(options.apiserverArgs ?? [])],
           log: options.log,
         },
         await adminHttpsClient(pki),
       );
       await Promise.all([parts.apiserver.start(), writeAdminKubeconfig(kubeconfigPath, plane.server, pki)]);
-      if (workloads) await plane.#startWorkloads(pki.caCert, options);
+      if (workloads) await plane.#startWorkloads(pki, options);
       return plane;
     } catch (error) {
       await Promise.allSettled(starting);
@@ -124,37 +169,54 @@ export class ControlPlane {
     }
   }
 
-  async #startWorkloads(caCert: string, options: ControlPlaneOptions): Promise<void> {
-    const { binaries, workloads, workDir } = this.#parts;
+  async #startWorkloads(pki: Pki, options: ControlPlaneOptions): Promise<void> {
+    const { binaries, workloads, workDir, node } = this.#parts;
     const kubeconfig = this.kubeconfigPath;
     workloads.push(
       startControllerManager({
         binary: binaries['kube-controller-manager']!,
         kubeconfig,
-        caCert,
+        caCert: pki.caCert,
         serviceClusterIpRange,
+        ...(node ? { controllers: [...workloadControllers, ...realNodeControllers] } : {}),
         log: options.log,
       }),
       startScheduler({ binary: binaries['kube-scheduler']!, kubeconfig, log: options.log }),
-      await startKwok({
-        binary: binaries.kwok!,
-        kubeconfig,
-        workDir,
-        log: options.log,
-        ...(options.kwokPodSelector ? { podSelector: options.kwokPodSelector } : {}),
-      }),
     );
+    if (!node) {
+      workloads.push(
+        await startKwok({
+          binary: binaries.kwok!,
+          kubeconfig,
+          workDir,
+          log: options.log,
+          ...(options.kwokPodSelector ? { podSelector: options.kwokPodSelector } : {}),
+        }),
+      );
+    }
     const failFast = (): string | undefined => workloads.find((p) => !p.running)?.describeExit();
     const kubeConfig = this.kubeConfig();
     const binder = new VolumeBinder(kubeConfig, {
       onError: (error) => options.log?.(`[volume-binder] ${String(error)}`),
+      ...(node ? { backend: node.volumes } : {}),
     });
     this.#parts.binder = binder;
     await binder.installDefaultStorageClass();
     binder.start();
     const core = kubeConfig.makeApiClient(CoreV1Api);
     await Promise.all([
-      createFakeNodes(kubeConfig, options.nodes ?? ['kwok-node-0'], failFast),
+      node
+        ? node.start({
+            binaries: {
+              kubelet: binaries.kubelet!,
+              'kube-proxy': binaries['kube-proxy']!,
+              coredns: binaries.coredns!,
+            },
+            kubeconfig,
+            kubeConfig,
+            caCert: pki.caCert,
+          })
+        : createFakeNodes(kubeConfig, options.nodes ?? ['kwok-node-0'], failFast),
       // The ServiceAccount controller creating `default` proves kube-controller-manager is serving.
       pollUntil(
         'kube-controller-manager (default ServiceAccount)',
@@ -208,6 +270,8 @@ export class ControlPlane {
   async #stop(): Promise<void> {
     const parts = this.#parts;
     await parts.binder?.stop();
+    // The node first: kubelet would otherwise keep restarting pods and reporting to a stopping apiserver.
+    await parts.node?.stop();
     await Promise.all(parts.workloads.map((p) => p.stop(1000)));
     await parts.apiserver?.stop(2000);
     await parts.etcd?.stop(2000);

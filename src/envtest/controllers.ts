@@ -28,8 +28,13 @@ export const workloadControllers = [
   'pod-garbage-collector-controller',
 ] as const;
 
+/** With a real node: kubelet registers it tainted not-ready, and this controller lifts the taint once it is Ready. */
+export const realNodeControllers = ['node-lifecycle-controller'] as const;
+
 export interface ControllerManagerOptions {
   readonly binary: string;
+  /** Default: workloadControllers. */
+  readonly controllers?: readonly string[];
   readonly kubeconfig: string;
   readonly caCert: string;
   readonly serviceClusterIpRange: string;
@@ -41,7 +46,7 @@ export function startControllerManager(options: ControllerManagerOptions): Manag
   const args = mergeFlags(
     [
       `--kubeconfig=${options.kubeconfig}`,
-      `--controllers=${workloadControllers.join(',')}`,
+      `--controllers=${(options.controllers ?? workloadControllers).join(',')}`,
       '--leader-elect=false',
       '--use-service-account-credentials=false',
       `--root-ca-file=${options.caCert}`,

@@ -33,7 +33,12 @@ async function openssl(args: string[]): Promise<void> {
  * (valid for every name in-cluster clients and kubectl use), an admin client certificate in system:masters
  * and the service-account token signing key.
  */
-export async function generatePki(dir: string, serviceClusterIp: string): Promise<Pki> {
+export async function generatePki(
+  dir: string,
+  serviceClusterIp: string,
+  /** More addresses the apiserver is reached at (the real node's bridge gateway). */
+  extraIps: readonly string[] = [],
+): Promise<Pki> {
   const pki: Pki = {
     caCert: join(dir, 'ca.crt'),
     caKey: join(dir, 'ca.key'),
@@ -80,6 +85,7 @@ export async function generatePki(dir: string, serviceClusterIp: string): Promis
     'DNS:kubernetes.default.svc.cluster.local',
     'IP:127.0.0.1',
     `IP:${serviceClusterIp}`,
+    ...extraIps.map((ip) => `IP:${ip}`),
   ];
   await Promise.all([
     openssl([

@@ -8,6 +8,7 @@ import {
   setHeaderOptions,
   type V1PersistentVolume,
   type V1PersistentVolumeClaim,
+  type V1PersistentVolumeSpec,
   type V1StorageClass,
 } from '@kubernetes/client-node';
 import { parseQuantity } from '../api/quantity.ts';
@@ -17,8 +18,35 @@ export const fakeProvisioner = 'envtest.local/hostpath';
 const provisionedByAnnotation = 'pv.kubernetes.io/provisioned-by';
 const selectedNodeAnnotation = 'volume.kubernetes.io/selected-node';
 
+/**
+ * Where a provisioned volume's data lives. The default only records a hostPath (kwok mounts nothing); the real
+ * node's backend (real-node/local-volumes.ts) makes a file system per volume and grows it on expansion.
+ */
+export interface VolumeBackend {
+  readonly provisioner: string;
+  /** The StorageClass's volumeBindingMode: local volumes wait for the pod's node to be chosen. */
+  readonly bindingMode: 'Immediate' | 'WaitForFirstConsumer';
+  /** The PV's volume source (and node affinity) for a new volume of `bytes`. */
+  create(
+    name: string,
+    bytes: number,
+  ): Promise<Pick<V1PersistentVolumeSpec, 'hostPath' | 'local' | 'nodeAffinity'>>;
+  /** Grows the volume to at least `bytes` before the PV and claim report the new size. */
+  resize(name: string, bytes: number): Promise<void>;
+  /** Removes the data of a deleted volume. */
+  remove(name: string): Promise<void>;
+}
+
+export const hostPathRecords: VolumeBackend = {
+  provisioner: fakeProvisioner,
+  bindingMode: 'Immediate',
+  create: async (name) => ({ hostPath: { path: `/tmp/envtest-volumes/${name}`, type: 'DirectoryOrCreate' } }),
+  resize: async () => {},
+  remove: async () => {},
+};
+
 /** The default StorageClass: bound at once, expandable, so StatefulSet volume resizes can be exercised. */
-export function defaultStorageClass(): V1StorageClass {
+export function defaultStorageClass(backend: VolumeBackend = hostPathRecords): V1StorageClass {
   return {
     apiVersion: 'storage.k8s.io/v1',
     kind: 'StorageClass',
@@ -26,9 +54,9 @@ export function defaultStorageClass(): V1StorageClass {
       name: defaultStorageClassName,
       annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' },
     },
-    provisioner: fakeProvisioner,
+    provisioner: backend.provisioner,
     reclaimPolicy: 'Delete',
-    volumeBindingMode: 'Immediate',
+    volumeBindingMode: backend.bindingMode,
     allowVolumeExpansion: true,
   };
 }
@@ -46,10 +74,11 @@ function isConflictOrExists(error: unknown): boolean {
 }
 
 /**
- * Stands in for a dynamic provisioner and resizer: for every unbound claim of a StorageClass served by
- * `envtest.local/hostpath` it creates a hostPath PersistentVolume pre-bound to the claim
+ * Stands in for a dynamic provisioner and resizer: for every unbound claim of a StorageClass served by its
+ * backend's provisioner (`envtest.local/hostpath` by default) it creates a PersistentVolume pre-bound to the claim
  * (kube-controller-manager's PV controller completes the binding), grows volumes when a claim's request
- * grows, and deletes released volumes. A hostPath volume is only a record here: kwok mounts nothing.
+ * grows, and deletes released volumes. With the default backend a hostPath volume is only a record: kwok mounts
+ * nothing.
  *
  * It polls instead of watching: a handful of lists per second is negligible for a test cluster, and polling
  * survives apiserver restarts and pauses without reconnection logic.
@@ -59,22 +88,24 @@ export class VolumeBinder {
   readonly #storage: StorageV1Api;
   readonly #intervalMs: number;
   readonly #onError: (error: unknown) => void;
+  readonly #backend: VolumeBackend;
   #running = false;
   #loop: Promise<void> | undefined;
 
   constructor(
     kubeConfig: KubeConfig,
-    options: { intervalMs?: number; onError?: (error: unknown) => void } = {},
+    options: { intervalMs?: number; onError?: (error: unknown) => void; backend?: VolumeBackend } = {},
   ) {
     this.#core = kubeConfig.makeApiClient(CoreV1Api);
     this.#storage = kubeConfig.makeApiClient(StorageV1Api);
     this.#intervalMs = options.intervalMs ?? 200;
     this.#onError = options.onError ?? (() => {});
+    this.#backend = options.backend ?? hostPathRecords;
   }
 
   async installDefaultStorageClass(): Promise<void> {
     try {
-      await this.#storage.createStorageClass({ body: defaultStorageClass() });
+      await this.#storage.createStorageClass({ body: defaultStorageClass(this.#backend) });
     } catch (error) {
       if (!(error instanceof ApiException && error.code === 409)) throw error;
     }
@@ -109,7 +140,7 @@ export class VolumeBinder {
     ]);
     const ours = new Map(
       classes.items
-        .filter((sc) => sc.provisioner === fakeProvisioner && sc.metadata?.name)
+        .filter((sc) => sc.provisioner === this.#backend.provisioner && sc.metadata?.name)
         .map((sc) => [sc.metadata!.name!, sc]),
     );
     const volumesByName = new Map(volumes.items.map((pv) => [pv.metadata?.name ?? '', pv]));
@@ -121,18 +152,19 @@ export class VolumeBinder {
       if (!volume) {
         if (!claim.spec?.volumeName && this.#shouldProvision(claim, storageClass))
           await this.#provision(claim, storageClass);
-      } else if (volume.metadata?.annotations?.[provisionedByAnnotation] === fakeProvisioner) {
+      } else if (volume.metadata?.annotations?.[provisionedByAnnotation] === this.#backend.provisioner) {
         await this.#resize(claim, volume);
       }
     }
     for (const volume of volumes.items) {
       if (
         volume.status?.phase === 'Released' &&
-        volume.metadata?.annotations?.[provisionedByAnnotation] === fakeProvisioner &&
+        volume.metadata?.annotations?.[provisionedByAnnotation] === this.#backend.provisioner &&
         (volume.spec?.persistentVolumeReclaimPolicy ?? 'Delete') === 'Delete' &&
         !volume.metadata.deletionTimestamp
       ) {
         await this.#ignoreGone(this.#core.deletePersistentVolume({ name: volume.metadata.name! }));
+        await this.#backend.remove(volume.metadata.name!);
       }
     }
   }
@@ -145,17 +177,19 @@ export class VolumeBinder {
 
   async #provision(claim: V1PersistentVolumeClaim, storageClass: V1StorageClass): Promise<void> {
     const name = volumeNameFor(claim);
+    const storage = claim.spec?.resources?.requests?.storage ?? '1Gi';
+    const source = await this.#backend.create(name, quantityBytes(storage));
     const body: V1PersistentVolume = {
       apiVersion: 'v1',
       kind: 'PersistentVolume',
-      metadata: { name, annotations: { [provisionedByAnnotation]: fakeProvisioner } },
+      metadata: { name, annotations: { [provisionedByAnnotation]: this.#backend.provisioner } },
       spec: {
-        capacity: { storage: claim.spec?.resources?.requests?.storage ?? '1Gi' },
+        ...source,
+        capacity: { storage },
         accessModes: claim.spec?.accessModes ?? ['ReadWriteOnce'],
         volumeMode: claim.spec?.volumeMode ?? 'Filesystem',
         storageClassName: storageClass.metadata!.name!,
         persistentVolumeReclaimPolicy: storageClass.reclaimPolicy ?? 'Delete',
-        hostPath: { path: `/tmp/envtest-volumes/${name}`, type: 'DirectoryOrCreate' },
         claimRef: {
           apiVersion: 'v1',
           kind: 'PersistentVolumeClaim',
@@ -177,6 +211,7 @@ export class VolumeBinder {
     if (!requested || claim.status?.phase !== 'Bound') return;
     const wanted = quantityBytes(requested);
     if (wanted > quantityBytes(volume.spec?.capacity?.storage)) {
+      await this.#backend.resize(volume.metadata!.name!, wanted);
       await this.#ignoreGone(
         this.#core.patchPersistentVolume(
           { name: volume.metadata!.name!, body: { spec: { capacity: { storage: requested } } } },

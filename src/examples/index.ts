@@ -18,11 +18,12 @@ export class ExamplesChart extends Chart {
       },
     });
 
-    // The smallest useful SampleDB: everything else takes its default.
+    // The smallest useful SampleDB: everything else takes its default. The versions are ones Debian ships (15 in
+    // bookworm, 17 in trixie), so `npm run dev -- --node real` runs both on the images built on the machine.
     new SampleDb(this, 'minimal', {
       name: 'minimal',
       namespace,
-      spec: { version: '16', storage: { size: '1Gi' } },
+      spec: { version: '17', storage: { size: '1Gi' } },
     });
 
     new k8s.KubeConfigMap(this, 'orders-init-sql', {
@@ -47,7 +48,7 @@ export class ExamplesChart extends Chart {
       namespace,
       labels: { team: 'checkout' },
       spec: {
-        version: '16.4',
+        version: '15',
         storage: { size: '20Gi', storageClassName: 'standard' },
         resources: { requests: { cpu: '500m', memory: '2Gi' }, limits: { cpu: '2', memory: '2Gi' } },
         postgresql: { parameters: { max_connections: '200', log_min_duration_statement: '500ms' } },

@@ -2,6 +2,7 @@
 import type { V1Job, V1PersistentVolumeClaim } from '@kubernetes/client-node';
 import {
   API_VERSION,
+  type OperatorDefaults,
   parseQuantity,
   resolveSampleDbSpec,
   type SampleDbBackupObject,
@@ -77,8 +78,12 @@ export function backupLocation(db: SampleDbObject, backupName: string): string {
  * The Job that takes one backup. Owned by the SampleDBBackup (deleting the backup object cleans up its Job); the
  * result is the container's termination message, parsed by `parseBackupResult`.
  */
-export function backupJob(db: SampleDbObject, backup: SampleDbBackupObject): V1Job {
-  const spec = resolveSampleDbSpec(db.spec);
+export function backupJob(
+  db: SampleDbObject,
+  backup: SampleDbBackupObject,
+  defaults: OperatorDefaults = {},
+): V1Job {
+  const spec = resolveSampleDbSpec(db.spec, defaults);
   const backupName = backup.metadata.name;
   if (!backupName) throw new Error('SampleDBBackup has no metadata.name');
   const env = backupScriptEnv({

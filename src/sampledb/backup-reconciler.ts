@@ -85,7 +85,10 @@ export class SampleDbBackupReconciler implements Reconciler {
         );
       } else {
         await ensureBackupVolume(db, view, client);
-        const created = await client.apply<Cached<V1Job>>(JOBS, backupJob(db, backup) as never);
+        const created = await client.apply<Cached<V1Job>>(
+          JOBS,
+          backupJob(db, backup, this.#deps.defaults) as never,
+        );
         ctx.log.info({ job: created.metadata.name }, 'backup Job created');
         status = backupStatus(
           backup.status,

@@ -28,6 +28,8 @@ export interface SampleDbControllerOptions {
   snapshots: boolean;
   workers?: number;
   now?: () => Date;
+  /** Repository of the PostgreSQL images for SampleDBs without spec.image. Default: docker.io/library/postgres. */
+  postgresImageRepository?: string;
 }
 
 /** The SampleDB an object of ours belongs to, by its instance label. */
@@ -40,7 +42,14 @@ function byInstanceLabel(obj: KubeObject): ObjectRef[] {
 
 export function registerSampleDbControllers(manager: Manager, options: SampleDbControllerOptions): void {
   const view = new ClusterView(manager.cache);
-  const deps = { client: manager.client, view, ...(options.now ? { now: options.now } : {}) };
+  const deps = {
+    client: manager.client,
+    view,
+    ...(options.now ? { now: options.now } : {}),
+    ...(options.postgresImageRepository
+      ? { defaults: { imageRepository: options.postgresImageRepository } }
+      : {}),
+  };
   const sampleDbsIn = (namespace: string) =>
     (manager.cache.storeFor<SampleDbObject & KubeObject>(SAMPLEDBS)?.list() ?? []).filter(
       (db) => db.metadata.namespace === namespace,

@@ -1,6 +1,6 @@
 // The init Job: runs scripts/init.ts against the database pod, with the same image (so psql matches the server).
 import type { V1Job, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
-import { resolveSampleDbSpec, type SampleDbObject } from '../api/index.ts';
+import { type OperatorDefaults, resolveSampleDbSpec, type SampleDbObject } from '../api/index.ts';
 import { credentialsSecretName, PASSWORD_KEY } from './credentials.ts';
 import { childMeta, labelsFor, nameOf } from './meta.ts';
 import { namesFor } from './names.ts';
@@ -34,8 +34,8 @@ export interface RestoreSource {
   checksum?: string;
 }
 
-export function initJob(db: SampleDbObject, restore?: RestoreSource): V1Job {
-  const spec = resolveSampleDbSpec(db.spec);
+export function initJob(db: SampleDbObject, restore?: RestoreSource, defaults: OperatorDefaults = {}): V1Job {
+  const spec = resolveSampleDbSpec(db.spec, defaults);
   const names = namesFor(nameOf(db));
   const initSql = spec.bootstrap.initSQL;
   const volumes: V1Volume[] = [scratchVolume(TMP_VOLUME)];

@@ -74,6 +74,7 @@ export class SampleDbReconciler implements Reconciler {
       log: rc.log,
       signal: rc.signal,
       now: this.#deps.now ?? (() => new Date()),
+      defaults: this.#deps.defaults ?? {},
       observed: {},
       conditions: [],
       overrides: [],

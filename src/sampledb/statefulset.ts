@@ -1,7 +1,12 @@
 // The StatefulSet that runs PostgreSQL: one replica, data on a PVC from spec.storage, settings from the config
 // ConfigMap, PodSecurity "restricted".
 import type { V1Container, V1Probe, V1ResourceRequirements, V1StatefulSet } from '@kubernetes/client-node';
-import { type ResolvedSampleDbSpec, resolveSampleDbSpec, type SampleDbObject } from '../api/index.ts';
+import {
+  type OperatorDefaults,
+  type ResolvedSampleDbSpec,
+  resolveSampleDbSpec,
+  type SampleDbObject,
+} from '../api/index.ts';
 import { credentialsSecretName, PASSWORD_KEY, USERNAME_KEY } from './credentials.ts';
 import { CONFIG_HASH_ANNOTATION, childMeta, labelsFor, nameOf } from './meta.ts';
 import { namesFor, POSTGRESQL_CONF_KEY } from './names.ts';
@@ -91,8 +96,8 @@ function postgresContainer(db: SampleDbObject, spec: ResolvedSampleDbSpec): V1Co
   };
 }
 
-export function statefulSet(db: SampleDbObject): V1StatefulSet {
-  const spec = resolveSampleDbSpec(db.spec);
+export function statefulSet(db: SampleDbObject, defaults: OperatorDefaults = {}): V1StatefulSet {
+  const spec = resolveSampleDbSpec(db.spec, defaults);
   const names = namesFor(nameOf(db));
   const config = postgresConfig(spec);
   const podLabels = labelsFor(db, 'database');

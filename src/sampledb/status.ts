@@ -117,6 +117,17 @@ function lastTermination(status: V1ContainerStatus | undefined): string | undefi
   return text ? text.slice(-1024) : undefined;
 }
 
+/** The server's own version, as the init Job's last successful run reported it ("server_version=15.8"). */
+export function reportedServerVersion(initJobPods: readonly V1Pod[] | undefined): string | undefined {
+  for (const pod of initJobPods ?? []) {
+    const terminated = pod.status?.containerStatuses?.[0]?.state?.terminated;
+    if (terminated?.exitCode !== 0) continue;
+    const version = /^server_version=(\d+(?:\.\d+)*)\s*$/m.exec(terminated.message ?? '')?.[1];
+    if (version) return version;
+  }
+  return undefined;
+}
+
 function checkDatabasePod(db: SampleDbObject, observed: ObservedChildren): Check {
   const names = namesFor(nameOf(db));
   const sts = observed.statefulSet;
@@ -271,7 +282,12 @@ export function sampleDbStatus(
     ...base,
     phase,
     conditions,
-    ...(ready.ok ? { currentVersion: spec.version } : {}),
+    ...(ready.ok
+      ? {
+          currentVersion:
+            reportedServerVersion(observed.initJobPods) ?? db.status?.currentVersion ?? spec.version,
+        }
+      : {}),
     ...(observed.bindingSecret ? { binding: { name: namesFor(nameOf(db)).bindingSecret } } : {}),
   };
 }

@@ -171,6 +171,12 @@ export const BINDINGS = {
   },
   metricsPort: { prop: 'metricsPort', kind: 'scalar', sentinel: 40311, expr: valueAt('metricsPort') },
   healthPort: { prop: 'healthPort', kind: 'scalar', sentinel: 40322, expr: valueAt('healthPort') },
+  postgresImageRepository: {
+    prop: 'postgresImageRepository',
+    kind: 'scalar',
+    sentinel: 'sentinel.example/sdb-postgres-repository',
+    expr: valueAt('postgresImageRepository'),
+  },
   deletionProtection: {
     prop: 'deletionProtection',
     kind: 'toggle',

@@ -3,6 +3,7 @@
 // and docs, and which the tests and the generator validate with Ajv before mapping values to construct props.
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { Ajv } from 'ajv';
+import { IMAGE_REPOSITORY_PATTERN } from '../../api/index.ts';
 import { type FieldError, OPERATOR_DEFAULTS, ValidationError } from '../../index.ts';
 import { DIST_IMAGE_REPOSITORY } from '../sources.ts';
 
@@ -128,6 +129,14 @@ export const ChartValuesSchema = Type.Object(
       maximum: 65535,
       default: d.healthPort,
       description: 'Port of `/healthz` and `/readyz`; must differ from `metricsPort`.',
+    }),
+    postgresImageRepository: Type.String({
+      minLength: 1,
+      maxLength: 255,
+      pattern: IMAGE_REPOSITORY_PATTERN,
+      default: d.postgresImageRepository,
+      description:
+        'Repository of the PostgreSQL images (`<repository>:<spec.version>`), for mirrors and air-gapped clusters; no tag or digest. `spec.image` overrides it per SampleDB.',
     }),
     deletionProtection: Type.Boolean({
       default: d.deletionProtection,

@@ -39,6 +39,7 @@ export function valueMatrix(): Array<{ overrides: Record<string, unknown>; conte
       logLevel: 'debug',
       metricsPort: 9090,
       healthPort: 9091,
+      postgresImageRepository: 'mirror.example.com/library/postgres',
       image: {
         repository: 'registry.example.com/team/sampledb',
         digest: `sha256:${'ab'.repeat(32)}`,

@@ -10,6 +10,7 @@ import {
 } from '../../api/index.ts';
 import { findCondition, isStatus, type KubeObject } from '../../runtime/index.ts';
 import { backupClaimName } from '../backup-job.ts';
+import { credentialsSecretName, usesGeneratedCredentials } from '../credentials.ts';
 import { LABEL_COMPONENT, LABEL_INSTANCE, labelsFor, nameOf } from '../meta.ts';
 import { boundedName } from '../names.ts';
 import {
@@ -17,6 +18,7 @@ import {
   PVCS,
   SAMPLEDB_BACKUPS,
   SAMPLEDBS,
+  SECRETS,
   STATEFULSETS,
   VOLUME_SNAPSHOT_CLASSES,
   VOLUME_SNAPSHOTS,
@@ -183,6 +185,21 @@ async function execute(ctx: StepContext, action: DeletionAction): Promise<Outcom
       ctx.log.info({ pvcs: action.names }, 'data volumes deleted');
       return 'again';
     case 'orphan-data-volumes':
+      // The generated password is the only one the retained data accepts: keep its Secret too (no owner, so the
+      // garbage collector leaves it), and a new SampleDB of the same name opens the volume with it. First, so the
+      // plan's observation (volumes orphaned) implies it.
+      if (usesGeneratedCredentials(db)) {
+        try {
+          await client.patch(
+            SECRETS,
+            ref(credentialsSecretName(db)),
+            { metadata: { ownerReferences: null, labels: { [ORPHANED_LABEL]: 'true' } } },
+            'merge',
+          );
+        } catch (err) {
+          if (!isStatus(err, 404)) throw err;
+        }
+      }
       for (const name of action.names)
         await client.patch(PVCS, ref(name), { metadata: { labels: { [ORPHANED_LABEL]: 'true' } } }, 'merge');
       return 'again';

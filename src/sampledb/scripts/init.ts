@@ -119,5 +119,10 @@ SQL
   fi
 fi
 
-log "database $SAMPLEDB_DATABASE is initialized"
+# The version the server itself reports becomes the termination message, which status.currentVersion is read from.
+server_version=$(psql -X -At -d "$SAMPLEDB_DATABASE" -c 'SHOW server_version' | cut -d ' ' -f 1) || server_version=
+log "database $SAMPLEDB_DATABASE is initialized (PostgreSQL $server_version)"
+if [ -n "$server_version" ]; then
+  printf 'server_version=%s\n' "$server_version" > "$SAMPLEDB_TERMINATION_LOG" 2>/dev/null || true
+fi
 `}`;

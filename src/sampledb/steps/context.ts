@@ -1,6 +1,6 @@
 // What every reconcile step gets: the SampleDB, cached reads, the client, and the shared record of what was observed
 // (which the status step turns into status.conditions).
-import type { SampleDbObject } from '../../api/index.ts';
+import type { OperatorDefaults, SampleDbObject } from '../../api/index.ts';
 import {
   byNamespace,
   byOwnerUid,
@@ -49,6 +49,8 @@ export interface SampleDbDeps {
   client: Client;
   view: ClusterView;
   now?: () => Date;
+  /** Operator-wide defaults of the desired objects (the PostgreSQL image repository). */
+  defaults?: OperatorDefaults;
 }
 
 export interface StepContext {
@@ -60,6 +62,7 @@ export interface StepContext {
   log: Logger;
   signal: AbortSignal;
   now: () => Date;
+  defaults: OperatorDefaults;
   /** Filled in by the steps, read by the status step. */
   observed: ObservedChildren;
   /** Conditions beyond the ones status.ts derives (StorageResized, DeletionProtected, ...). */

@@ -4,6 +4,7 @@ import type { V1ConfigMap, V1Secret } from '@kubernetes/client-node';
 import { resolveSampleDbSpec } from '../../api/index.ts';
 import { isStatus } from '../../runtime/index.ts';
 import { credentialsSecret, credentialsSecretName, usesGeneratedCredentials } from '../credentials.ts';
+import { ORPHANED_LABEL } from '../deletion/step.ts';
 import { CONFIGMAPS, SECRETS } from '../resources.ts';
 import { halt, type Step } from './context.ts';
 
@@ -24,6 +25,24 @@ export const ensureCredentials: Step = {
           throw err;
         }
       }
+    } else if (
+      secret &&
+      usesGeneratedCredentials(db) &&
+      secret.metadata.labels?.[ORPHANED_LABEL] === 'true'
+    ) {
+      // Kept by an earlier SampleDB of this name deleted under policy Retain, with the data volume its password
+      // opens: adopt it as it is (the password must not change).
+      secret = (await client.patch(
+        SECRETS,
+        { namespace, name },
+        {
+          metadata: {
+            ownerReferences: credentialsSecret(db, secret as V1Secret)?.metadata?.ownerReferences ?? null,
+            labels: { [ORPHANED_LABEL]: null },
+          },
+        },
+        'merge',
+      )) as never;
     } else if (secret && usesGeneratedCredentials(db) && !secret.data?.password) {
       // An emptied password is no password: the one case where one is generated into the existing Secret.
       const desired = credentialsSecret(db, secret as V1Secret);

@@ -88,7 +88,7 @@ export const ensureInitJob: Step = {
     }
     ctx.observed.initJob = await client.apply<V1Job & { metadata: object }>(
       JOBS,
-      initJob(db, restore) as never,
+      initJob(db, restore, ctx.defaults) as never,
     );
     return undefined;
   },

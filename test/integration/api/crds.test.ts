@@ -79,7 +79,7 @@ describe('dist/ on a real apiserver', () => {
     const minimal = JSON.parse(
       await kubectlOk(['get', 'sdb', 'minimal', '-n', 'sampledb-examples', '-o', 'json']),
     );
-    assert.equal(minimal.spec.version, '16');
+    assert.equal(minimal.spec.version, '17');
     assert.deepEqual(minimal.spec.service, { type: 'ClusterIP', port: 5432 });
     assert.deepEqual(minimal.spec.deletion, { policy: 'Snapshot', protection: false });
     assert.deepEqual(minimal.spec.bootstrap, { database: 'app', owner: 'app' });
@@ -97,7 +97,7 @@ describe('dist/ on a real apiserver', () => {
       ?.trim()
       .split(/\s{2,}/);
     assert.deepEqual(header, ['NAME', 'READY', 'VERSION', 'PHASE', 'LAST BACKUP', 'AGE']);
-    assert.match(table, /^minimal\s+16\s+/m, 'minimal row with its version');
+    assert.match(table, /^minimal\s+17\s+/m, 'minimal row with its version');
     const wide = await kubectlOk(['get', 'sdb', '-n', 'sampledb-examples', '-o', 'wide']);
     assert.match(wide.split('\n')[0] ?? '', /ENDPOINT/);
     const singular = await kubectlOk(['get', 'sampledb', 'minimal', '-n', 'sampledb-examples', '-o', 'name']);

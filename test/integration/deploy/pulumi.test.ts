@@ -10,22 +10,26 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { LocalWorkspace, PulumiCommand, type Stack } from '@pulumi/pulumi/automation/index.js';
-import { stackProgram } from '../../../src/deploy/program.ts';
+import type { Stack } from '@pulumi/pulumi/automation/index.js';
 import { freePorts, pollUntil } from '../../../src/envtest/index.ts';
+import {
+  awaitPulumiBuild,
+  localStack,
+  missingPulumiBinaries,
+  pulumiBinDir,
+  SKIP_PULUMI_VARIABLE,
+} from '../../support/pulumi.ts';
 import { sharedCluster, type TestCluster } from '../support/cluster.ts';
 import { installableCrds } from '../support/manifests.ts';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
-const SKIP_VARIABLE = 'SAMPLEDB_SKIP_PULUMI_E2E';
-const binDir = spawnSync('bash', [join(repoRoot, 'scripts/build-pulumi.sh'), '--print'], {
-  encoding: 'utf8',
-}).stdout.trim();
-const binaries = ['pulumi', 'pulumi-resource-kubernetes'];
-const missing = binaries.filter((b) => !existsSync(join(binDir, b)));
+const SKIP_VARIABLE = SKIP_PULUMI_VARIABLE;
+await awaitPulumiBuild();
+const binDir = pulumiBinDir();
+const missing = missingPulumiBinaries(binDir);
 const OPERATION_TIMEOUT_MS = 8 * 60_000;
 
 if (missing.length > 0 && process.env[SKIP_VARIABLE] === '1') {
@@ -138,27 +142,6 @@ async function run(): Promise<void> {
     });
 
     test('pulumi up (image.build false) creates CRDs, RBAC, the operator and the instance', async () => {
-      const pulumiCommand = await PulumiCommand.get({ root: dirname(binDir), skipVersionCheck: true });
-      stack = await LocalWorkspace.createOrSelectStack(
-        { stackName: 'e2e', projectName: 'sampledb-operator', program: async () => stackProgram() },
-        {
-          workDir: work,
-          pulumiHome: join(work, 'home'),
-          pulumiCommand,
-          projectSettings: {
-            name: 'sampledb-operator',
-            runtime: 'nodejs',
-            backend: { url: `file://${work}` },
-          },
-          envVars: {
-            PATH: `${binDir}:${process.env.PATH ?? ''}`,
-            PULUMI_CONFIG_PASSPHRASE: 'e2e-only-passphrase',
-            PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: 'true',
-            PULUMI_SKIP_UPDATE_CHECK: 'true',
-            KUBECONFIG: cluster.kubeconfigPath,
-          },
-        },
-      );
       const config = {
         namespace,
         image: { build: false, ref: imageRef },
@@ -180,11 +163,16 @@ async function run(): Promise<void> {
         createNamespaces: true,
         retainCrdsOnDelete: false,
       };
-      for (const [key, value] of Object.entries(config)) {
-        await stack.setConfig(key, { value: typeof value === 'string' ? value : JSON.stringify(value) });
-      }
+      const created = await localStack({
+        work,
+        stackName: 'e2e',
+        kubeconfig: cluster.kubeconfigPath,
+        config,
+        binDir,
+      });
+      stack = created;
 
-      const up = await stack
+      const up = await created
         .up({ onOutput, signal: AbortSignal.timeout(OPERATION_TIMEOUT_MS) })
         .catch((err: unknown) => assert.fail(`pulumi up failed: ${String(err)}\n${tail()}`));
       assert.equal(up.summary.result, 'succeeded', tail());

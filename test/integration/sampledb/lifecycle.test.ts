@@ -370,7 +370,15 @@ describe('SampleDB lifecycle (operator process, ServiceAccount RBAC, kwok)', { c
       },
       operator,
     );
-    const deleting = await getDb(ns, 'orders');
+    // The status write can land after the Job controller has made the pod: wait for it rather than race it.
+    const deleting = await eventually(
+      'status says Deleting',
+      async () => {
+        const d = await getDb(ns, 'orders');
+        return d?.status?.phase === 'Deleting' ? d : undefined;
+      },
+      operator,
+    );
     assert.equal(deleting?.status?.phase, 'Deleting');
     assert.equal(condition(deleting, 'DeletionProtected')?.status, 'False');
     // While the backup runs, nothing that holds data is touched.

@@ -15,7 +15,7 @@ export interface TestCluster {
   kubectl(args: readonly string[], options?: { input?: string }): Promise<KubectlResult>;
 }
 
-class AttachedCluster implements TestCluster {
+export class AttachedCluster implements TestCluster {
   readonly kubeconfigPath: string;
   readonly binDir: string;
 

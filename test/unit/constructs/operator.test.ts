@@ -144,6 +144,26 @@ describe('SampleDbOperator RBAC', () => {
 });
 
 describe('SampleDbOperator Deployment', () => {
+  it('passes the PostgreSQL image repository to the operator, defaulting to the official image', () => {
+    const envOf = (manifests: Manifest[]) => {
+      const deployment = manifests.find((m) => m.kind === 'Deployment') as unknown as {
+        spec: { template: { spec: { containers: { env: { name: string; value?: string }[] }[] } } };
+      };
+      return deployment.spec.template.spec.containers[0]?.env.find(
+        (e) => e.name === 'POSTGRES_IMAGE_REPOSITORY',
+      )?.value;
+    };
+    assert.equal(envOf(synth()), 'docker.io/library/postgres');
+    assert.equal(
+      envOf(synth({ postgresImageRepository: 'mirror.example.com/postgres' })),
+      'mirror.example.com/postgres',
+    );
+    assert.throws(
+      () => synth({ postgresImageRepository: 'postgres:16' }),
+      (error: unknown) => error instanceof ValidationError && /postgresImageRepository/.test(error.message),
+    );
+  });
+
   it('meets PodSecurity restricted', () => {
     const pod = deploymentOf(synth()).spec.template.spec;
     assert.deepEqual(restrictedPodSpecViolations(pod as never), []);

@@ -155,4 +155,20 @@ describe('namespacesToCreate', () => {
     );
     assert.deepEqual(namespacesToCreate(config), []);
   });
+
+  test('takes postgresImageRepository, defaulting to the official image and refusing a tag', () => {
+    assert.equal(
+      parseStackConfig({ image: prebuilt }, '0').postgresImageRepository,
+      'docker.io/library/postgres',
+    );
+    assert.equal(
+      parseStackConfig({ image: prebuilt, postgresImageRepository: 'localhost/postgres' }, '0')
+        .postgresImageRepository,
+      'localhost/postgres',
+    );
+    assert.deepEqual(
+      fieldsOf(() => parseStackConfig({ image: prebuilt, postgresImageRepository: 'postgres:16' }, '0')),
+      ['postgresImageRepository'],
+    );
+  });
 });

@@ -173,8 +173,21 @@ describe('settingsFrom (main.ts environment)', () => {
         logLevel: 'debug',
         healthPort: 8081,
         metricsPort: 8080,
+        postgresImageRepository: 'docker.io/library/postgres',
       },
     );
+  });
+  it('takes the PostgreSQL image repository from POSTGRES_IMAGE_REPOSITORY, refusing a tag or digest', () => {
+    assert.equal(
+      settingsFrom({ POSTGRES_IMAGE_REPOSITORY: 'registry.example.com:5000/mirror/postgres' })
+        .postgresImageRepository,
+      'registry.example.com:5000/mirror/postgres',
+    );
+    assert.throws(
+      () => settingsFrom({ POSTGRES_IMAGE_REPOSITORY: 'postgres:16' }),
+      /POSTGRES_IMAGE_REPOSITORY.*without a tag/,
+    );
+    assert.throws(() => settingsFrom({ POSTGRES_IMAGE_REPOSITORY: 'a/b@sha256:00' }), /without a digest/);
   });
   it('defaults to all namespaces and no leader election, and refuses what it cannot do', () => {
     const settings = settingsFrom({ KUBECONFIG: '/tmp/kc' });

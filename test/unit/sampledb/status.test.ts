@@ -61,6 +61,32 @@ describe('sampleDbStatus', () => {
     assert.equal(status.currentVersion, '16');
   });
 
+  it("reports the version the server gave the init Job as currentVersion, not the spec's", () => {
+    const initPod = (exitCode: number, message: string): V1Pod => ({
+      status: {
+        containerStatuses: [
+          {
+            name: 'init',
+            image: '',
+            imageID: '',
+            ready: false,
+            restartCount: 0,
+            state: { terminated: { exitCode, message } },
+          },
+        ],
+      },
+    });
+    const observed = {
+      ...healthy,
+      initJobPods: [initPod(1, 'connection refused'), initPod(0, 'server_version=15.8\n')],
+    };
+    assert.equal(sampleDbStatus(sampleDb({ version: '15' }), observed, NOW).currentVersion, '15.8');
+    // Without a report (older operator, pods gone): what was reported before, else the spec's version.
+    const earlier = { ...sampleDb({ version: '15' }), status: { currentVersion: '15.7' } };
+    assert.equal(sampleDbStatus(earlier, healthy, NOW).currentVersion, '15.7');
+    assert.equal(sampleDbStatus(sampleDb({ version: '15' }), healthy, NOW).currentVersion, '15');
+  });
+
   it('is not Ready while the StatefulSet has no ready replica, even with a succeeded init Job', () => {
     const status = sampleDbStatus(sampleDb(), { ...healthy, statefulSet: notReadySts }, NOW);
     assert.equal(status.phase, 'Provisioning');
