@@ -1,6 +1,7 @@
 // The SampleDBBackup API: one logical backup of a SampleDB, made on demand or by the SampleDB's schedule.
 import { type Static, Type } from '@sinclair/typebox';
-import type { API_VERSION, ObjectMeta } from './sampledb.ts';
+import type { API_VERSION, KINDS } from './identity.ts';
+import type { ObjectMeta } from './sampledb.ts';
 import { ConditionList, ObjectName, StringEnum, withRules } from './schema-kit.ts';
 
 export const BACKUP_METHODS = ['pg_dump'] as const;
@@ -70,7 +71,7 @@ export type BackupPhase = (typeof BACKUP_PHASES)[number];
 
 export interface SampleDbBackupObject {
   apiVersion: typeof API_VERSION;
-  kind: 'SampleDBBackup';
+  kind: typeof KINDS.sampleDbBackup;
   metadata: ObjectMeta;
   spec: SampleDbBackupSpec;
   status?: SampleDbBackupStatus;

@@ -3,12 +3,11 @@
 // From these TypeBox schemas come the CRD's openAPIV3Schema (descriptions for `kubectl explain`, defaults, CEL
 // rules), the TypeScript types used by the constructs and the controller, and the runtime validator.
 import { type Static, Type } from '@sinclair/typebox';
+import type { API_VERSION, KINDS } from './identity.ts';
 import { compareQuantities, parseQuantity } from './quantity.ts';
 import { ConditionList, ObjectName, Quantity, StringEnum, StringMap, withRules } from './schema-kit.ts';
 
-export const GROUP = 'sampledb.io';
-export const VERSION = 'v1alpha1';
-export const API_VERSION = `${GROUP}/${VERSION}`;
+export { API_VERSION, GROUP, VERSION } from './identity.ts';
 
 /** PostgreSQL major versions this operator knows how to run and upgrade between. */
 export const SUPPORTED_MAJOR_VERSIONS = [14, 15, 16, 17, 18] as const;
@@ -501,7 +500,7 @@ export interface ObjectMeta {
 
 export interface SampleDbObject {
   apiVersion: typeof API_VERSION;
-  kind: 'SampleDB';
+  kind: typeof KINDS.sampleDb;
   metadata: ObjectMeta;
   spec: SampleDbSpec;
   status?: SampleDbStatus;

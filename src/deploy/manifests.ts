@@ -2,6 +2,7 @@
 // the same code that writes dist/, so the manifests exist once. Pure (no Pulumi), so it is unit-tested directly.
 import { App, Chart } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
+import { LABELS, OPERATOR_NAME } from '../api/index.ts';
 import {
   SampleDb,
   SampleDbCrds,
@@ -50,7 +51,7 @@ export function namespaceObjects(names: readonly string[]): KubeObject[] {
         metadata: {
           name,
           labels: {
-            'app.kubernetes.io/part-of': 'sampledb-operator',
+            [LABELS.partOf]: OPERATOR_NAME,
             'pod-security.kubernetes.io/enforce': 'restricted',
             'pod-security.kubernetes.io/enforce-version': 'latest',
           },

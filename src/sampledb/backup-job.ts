@@ -1,8 +1,12 @@
 // Logical backups: the backup PVC and the Job that runs scripts/backup.ts for one SampleDBBackup.
 import type { V1Job, V1PersistentVolumeClaim } from '@kubernetes/client-node';
 import {
+  ANNOTATIONS,
   API_VERSION,
+  CONTAINERS,
+  KINDS,
   type OperatorDefaults,
+  POSTGRES_PORT,
   parseQuantity,
   resolveSampleDbSpec,
   type SampleDbBackupObject,
@@ -11,7 +15,6 @@ import {
 import { labelsFor, nameOf, namespaceOf, ownerReferenceTo } from './meta.ts';
 import { backupDumpPath, backupJobName, namesFor } from './names.ts';
 import {
-  DATABASE_PORT,
   databasePodHost,
   JOB_RESOURCES,
   literalEnv,
@@ -23,8 +26,6 @@ import {
 import { BACKUP_MOUNT_PATH, BACKUP_SCRIPT, backupScriptEnv } from './scripts/backup.ts';
 import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from './security.ts';
 
-export const BACKUP_CONTAINER = 'backup';
-export const BACKUP_NAME_ANNOTATION = 'sampledb.io/backup';
 export const BACKUP_BACKOFF_LIMIT = 2;
 export const TERMINATION_LOG = '/dev/termination-log';
 
@@ -88,7 +89,7 @@ export function backupJob(
   if (!backupName) throw new Error('SampleDBBackup has no metadata.name');
   const env = backupScriptEnv({
     host: databasePodHost(db),
-    port: DATABASE_PORT,
+    port: POSTGRES_PORT,
     database: spec.bootstrap.database,
     directory: `${BACKUP_MOUNT_PATH}/${nameOf(db)}`,
     backupName,
@@ -102,15 +103,15 @@ export function backupJob(
       name: backupJobName(backupName),
       namespace: namespaceOf(db),
       labels,
-      annotations: { [BACKUP_NAME_ANNOTATION]: backupName },
+      annotations: { [ANNOTATIONS.backup]: backupName },
       ownerReferences: [
-        ownerReferenceTo({ apiVersion: API_VERSION, kind: 'SampleDBBackup', metadata: backup.metadata }),
+        ownerReferenceTo({ apiVersion: API_VERSION, kind: KINDS.sampleDbBackup, metadata: backup.metadata }),
       ],
     },
     spec: {
       backoffLimit: BACKUP_BACKOFF_LIMIT,
       template: {
-        metadata: { labels, annotations: { [BACKUP_NAME_ANNOTATION]: backupName } },
+        metadata: { labels, annotations: { [ANNOTATIONS.backup]: backupName } },
         spec: {
           restartPolicy: 'Never',
           securityContext: restrictedPodSecurityContext(),
@@ -118,7 +119,7 @@ export function backupJob(
           enableServiceLinks: false,
           containers: [
             {
-              name: BACKUP_CONTAINER,
+              name: CONTAINERS.backup,
               image: spec.image,
               imagePullPolicy: 'IfNotPresent',
               command: ['sh', '-c', BACKUP_SCRIPT],

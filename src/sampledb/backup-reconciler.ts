@@ -4,6 +4,10 @@ import { isDeepStrictEqual } from 'node:util';
 import type { V1Job, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
 import {
   API_VERSION,
+  BACKUP_CONDITIONS,
+  EVENT_REASONS,
+  KINDS,
+  REASONS,
   type SampleDbBackupObject,
   type SampleDbBackupStatus,
   type SampleDbObject,
@@ -33,7 +37,7 @@ function pending(previous: SampleDbBackupStatus | undefined, reason: string, mes
     message,
     conditions: mergeConditions(
       (previous?.conditions ?? []) as Condition[],
-      [{ type: 'Completed', status: 'False', reason, message }],
+      [{ type: BACKUP_CONDITIONS.completed, status: 'False', reason, message }],
       now,
     ),
   };
@@ -70,7 +74,7 @@ export class SampleDbBackupReconciler implements Reconciler {
     } else if (!db) {
       status = pending(
         backup.status,
-        'SampleDBNotFound',
+        REASONS.sampleDbNotFound,
         `SampleDB ${dbName} was not found in this namespace.`,
         now,
       );
@@ -79,7 +83,7 @@ export class SampleDbBackupReconciler implements Reconciler {
       if ((sts?.status?.readyReplicas ?? 0) < 1) {
         status = pending(
           backup.status,
-          'DatabaseNotReady',
+          REASONS.databaseNotReady,
           `Waiting for SampleDB ${dbName} to accept connections before pg_dump can run.`,
           now,
         );
@@ -102,7 +106,7 @@ export class SampleDbBackupReconciler implements Reconciler {
     if (isDeepStrictEqual(JSON.parse(JSON.stringify(status)), backup.status ?? {})) return undefined;
     await client.applyStatus(SAMPLEDB_BACKUPS, {
       apiVersion: API_VERSION,
-      kind: 'SampleDBBackup',
+      kind: KINDS.sampleDbBackup,
       metadata: { name: req.name, namespace: req.namespace },
       status,
     } as never);
@@ -111,7 +115,7 @@ export class SampleDbBackupReconciler implements Reconciler {
         .event({
           regarding: backup as never,
           type: status.phase === 'Completed' ? 'Normal' : 'Warning',
-          reason: status.phase === 'Completed' ? 'BackupCompleted' : 'BackupFailed',
+          reason: status.phase === 'Completed' ? EVENT_REASONS.backupCompleted : EVENT_REASONS.backupFailed,
           action: 'Backup',
           note: status.message ?? status.phase,
         })

@@ -1,7 +1,7 @@
 // How applications find the database: a ConfigMap without secrets and a servicebinding.io Secret with them.
 import type { V1ConfigMap, V1Secret } from '@kubernetes/client-node';
-import { resolveSampleDbSpec, type SampleDbObject } from '../api/index.ts';
-import { childMeta, MANAGER, nameOf, namespaceOf } from './meta.ts';
+import { OPERATOR_NAME, resolveSampleDbSpec, type SampleDbObject } from '../api/index.ts';
+import { childMeta, nameOf, namespaceOf } from './meta.ts';
 import { namesFor } from './names.ts';
 
 export interface Endpoint {
@@ -67,7 +67,7 @@ export function bindingSecret(db: SampleDbObject, password: string): V1Secret {
   const endpoint = endpointOf(db);
   const entries = {
     type: 'postgresql',
-    provider: MANAGER,
+    provider: OPERATOR_NAME,
     host: endpoint.host,
     port: String(endpoint.port),
     database: endpoint.database,

@@ -1,11 +1,16 @@
 // The init Job: runs scripts/init.ts against the database pod, with the same image (so psql matches the server).
 import type { V1Job, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
-import { type OperatorDefaults, resolveSampleDbSpec, type SampleDbObject } from '../api/index.ts';
+import {
+  CONTAINERS,
+  type OperatorDefaults,
+  POSTGRES_PORT,
+  resolveSampleDbSpec,
+  type SampleDbObject,
+} from '../api/index.ts';
 import { credentialsSecretName, PASSWORD_KEY } from './credentials.ts';
 import { childMeta, labelsFor, nameOf } from './meta.ts';
 import { namesFor } from './names.ts';
 import {
-  DATABASE_PORT,
   databasePodHost,
   JOB_RESOURCES,
   literalEnv,
@@ -19,7 +24,6 @@ import { BACKUP_MOUNT_PATH } from './scripts/backup.ts';
 import { INIT_SCRIPT, INIT_SQL_FILE_NAME, INIT_SQL_MOUNT_PATH, initScriptEnv } from './scripts/init.ts';
 import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from './security.ts';
 
-export const INIT_CONTAINER = 'init';
 /** A few retries for transient trouble; a broken bootstrap SQL fails the same way every time. */
 export const INIT_BACKOFF_LIMIT = 3;
 /** Bounds a Job that can never succeed (e.g. a pod that never gets scheduled), so status can say so. */
@@ -56,7 +60,7 @@ export function initJob(db: SampleDbObject, restore?: RestoreSource, defaults: O
   }
   const env = initScriptEnv({
     host: databasePodHost(db),
-    port: DATABASE_PORT,
+    port: POSTGRES_PORT,
     database: spec.bootstrap.database,
     owner: spec.bootstrap.owner,
     ...(initSql ? { initSqlFile: `${INIT_SQL_MOUNT_PATH}/${INIT_SQL_FILE_NAME}` } : {}),
@@ -84,7 +88,7 @@ export function initJob(db: SampleDbObject, restore?: RestoreSource, defaults: O
           enableServiceLinks: false,
           containers: [
             {
-              name: INIT_CONTAINER,
+              name: CONTAINERS.init,
               image: spec.image,
               imagePullPolicy: 'IfNotPresent',
               command: ['sh', '-c', INIT_SCRIPT],

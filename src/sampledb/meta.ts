@@ -1,6 +1,6 @@
 // Labels, owner references and object metadata shared by every child of a SampleDB.
 import type { V1ObjectMeta, V1OwnerReference } from '@kubernetes/client-node';
-import { API_VERSION, type SampleDbObject } from '../api/index.ts';
+import { API_VERSION, APP_NAME, KINDS, LABELS, OPERATOR_NAME, type SampleDbObject } from '../api/index.ts';
 
 export const COMPONENTS = [
   'database',
@@ -14,29 +14,19 @@ export const COMPONENTS = [
 ] as const;
 export type Component = (typeof COMPONENTS)[number];
 
-export const LABEL_NAME = 'app.kubernetes.io/name';
-export const LABEL_INSTANCE = 'app.kubernetes.io/instance';
-export const LABEL_COMPONENT = 'app.kubernetes.io/component';
-export const LABEL_MANAGED_BY = 'app.kubernetes.io/managed-by';
-export const APP_NAME = 'sampledb';
-export const MANAGER = 'sampledb-operator';
-
-/** Annotation on the pod template carrying the hash of postgresql.conf, so a settings change rolls the pod. */
-export const CONFIG_HASH_ANNOTATION = 'sampledb.io/config-hash';
-
 /** The labels every child carries; also the selector of the database pod (with component=database). */
 export function labelsFor(db: SampleDbObject, component: Component): Record<string, string> {
   return {
-    [LABEL_NAME]: APP_NAME,
-    [LABEL_INSTANCE]: nameOf(db),
-    [LABEL_COMPONENT]: component,
-    [LABEL_MANAGED_BY]: MANAGER,
+    [LABELS.name]: APP_NAME,
+    [LABELS.instance]: nameOf(db),
+    [LABELS.component]: component,
+    [LABELS.managedBy]: OPERATOR_NAME,
   };
 }
 
 /** Selects the children of one SampleDB, whatever their component (for list/watch). */
 export function instanceSelector(db: SampleDbObject): Record<string, string> {
-  return { [LABEL_NAME]: APP_NAME, [LABEL_INSTANCE]: nameOf(db), [LABEL_MANAGED_BY]: MANAGER };
+  return { [LABELS.name]: APP_NAME, [LABELS.instance]: nameOf(db), [LABELS.managedBy]: OPERATOR_NAME };
 }
 
 export function ownerReferenceTo(owner: {
@@ -57,7 +47,7 @@ export function ownerReferenceTo(owner: {
 }
 
 export function sampleDbOwnerReference(db: SampleDbObject): V1OwnerReference {
-  return ownerReferenceTo({ apiVersion: API_VERSION, kind: 'SampleDB', metadata: db.metadata });
+  return ownerReferenceTo({ apiVersion: API_VERSION, kind: KINDS.sampleDb, metadata: db.metadata });
 }
 
 export function nameOf(db: SampleDbObject): string {

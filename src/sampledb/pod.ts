@@ -4,7 +4,6 @@ import type { SampleDbObject } from '../api/index.ts';
 import { credentialsSecretName, PASSWORD_KEY, USERNAME_KEY } from './credentials.ts';
 import { nameOf, namespaceOf } from './meta.ts';
 import { namesFor } from './names.ts';
-import { POSTGRES_PORT } from './services.ts';
 
 export function literalEnv(values: Record<string, string>): V1EnvVar[] {
   return Object.entries(values).map(([name, value]) => ({ name, value }));
@@ -25,8 +24,6 @@ export function databasePodHost(db: SampleDbObject): string {
   const names = namesFor(nameOf(db));
   return `${names.pod}.${names.headlessService}.${namespaceOf(db)}.svc`;
 }
-
-export const DATABASE_PORT = POSTGRES_PORT;
 
 /** With a read-only root filesystem, the few places programs write to are emptyDirs. */
 export function scratchVolume(name: string, sizeLimit = '64Mi'): V1Volume {

@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import {
+  POSTGRES_PORT,
   parseQuantity,
   RESERVED_PARAMETERS,
   type ResolvedSampleDbSpec,
@@ -27,7 +28,7 @@ const clamp = (value: number, low: number, high: number) => Math.min(high, Math.
 function operatorSettings(): Record<string, string> {
   return {
     listen_addresses: '*',
-    port: '5432',
+    port: String(POSTGRES_PORT),
     unix_socket_directories: SOCKET_DIRECTORY,
   };
 }

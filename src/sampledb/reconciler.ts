@@ -1,7 +1,7 @@
 // The SampleDB reconciler: an ordered table of steps, each reading from the cache, building the desired object with a
 // pure builder, applying it and recording what it saw. Whatever happens, the status step runs last, so the status
 // always reflects this reconcile. A SampleDB being deleted runs the deletion steps instead (deletion/step.ts).
-import type { SampleDbObject } from '../api/index.ts';
+import { FINALIZER, type SampleDbObject } from '../api/index.ts';
 import type { ReconcileContext, ReconcileRequest, ReconcileResult, Reconciler } from '../runtime/index.ts';
 import { runDeletion } from './deletion/step.ts';
 import { namesFor } from './names.ts';
@@ -11,7 +11,7 @@ import { ensureBackupPvc } from './steps/backup-volume.ts';
 import { applyConfig, applyServices } from './steps/configuration.ts';
 import type { SampleDbDeps, Step, StepContext, StepResult } from './steps/context.ts';
 import { ensureCredentials } from './steps/credentials.ts';
-import { ensureFinalizer, FINALIZER } from './steps/finalizer.ts';
+import { ensureFinalizer } from './steps/finalizer.ts';
 import { ensureInitJob } from './steps/init-job.ts';
 import { publishConnection } from './steps/publish.ts';
 import { growStorage } from './steps/storage.ts';

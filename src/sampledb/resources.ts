@@ -1,17 +1,18 @@
 // The API resources the SampleDB controllers read and write, for the runtime's cache and client.
+import { GROUP, KINDS, PLURALS, VERSION } from '../api/index.ts';
 import type { ResourceType } from '../runtime/index.ts';
 
 export const SAMPLEDBS: ResourceType = {
-  group: 'sampledb.io',
-  version: 'v1alpha1',
-  plural: 'sampledbs',
-  kind: 'SampleDB',
+  group: GROUP,
+  version: VERSION,
+  plural: PLURALS.sampleDb,
+  kind: KINDS.sampleDb,
   namespaced: true,
 };
 export const SAMPLEDB_BACKUPS: ResourceType = {
   ...SAMPLEDBS,
-  plural: 'sampledbbackups',
-  kind: 'SampleDBBackup',
+  plural: PLURALS.sampleDbBackup,
+  kind: KINDS.sampleDbBackup,
 };
 export {
   CONFIG_MAPS as CONFIGMAPS,

@@ -1,12 +1,9 @@
 // The headless Service that gives the StatefulSet pod its stable DNS name, and the client Service that publishes
 // the database.
 import type { V1Service } from '@kubernetes/client-node';
-import { resolveSampleDbSpec, type SampleDbObject } from '../api/index.ts';
+import { POSTGRES_PORT, POSTGRES_PORT_NAME, resolveSampleDbSpec, type SampleDbObject } from '../api/index.ts';
 import { childMeta, labelsFor, nameOf } from './meta.ts';
 import { namesFor } from './names.ts';
-
-export const POSTGRES_PORT = 5432;
-export const POSTGRES_PORT_NAME = 'postgresql';
 
 export function databaseSelector(db: SampleDbObject): Record<string, string> {
   return labelsFor(db, 'database');

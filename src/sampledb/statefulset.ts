@@ -2,13 +2,17 @@
 // ConfigMap, PodSecurity "restricted".
 import type { V1Container, V1Probe, V1ResourceRequirements, V1StatefulSet } from '@kubernetes/client-node';
 import {
+  ANNOTATIONS,
+  CONTAINERS,
   type OperatorDefaults,
+  POSTGRES_PORT,
+  POSTGRES_PORT_NAME,
   type ResolvedSampleDbSpec,
   resolveSampleDbSpec,
   type SampleDbObject,
 } from '../api/index.ts';
 import { credentialsSecretName, PASSWORD_KEY, USERNAME_KEY } from './credentials.ts';
-import { CONFIG_HASH_ANNOTATION, childMeta, labelsFor, nameOf } from './meta.ts';
+import { childMeta, labelsFor, nameOf } from './meta.ts';
 import { namesFor, POSTGRESQL_CONF_KEY } from './names.ts';
 import { literalEnv, scratchVolume, secretEnv, TMP_MOUNT, TMP_VOLUME } from './pod.ts';
 import {
@@ -20,9 +24,7 @@ import {
   SOCKET_DIRECTORY,
 } from './postgres-config.ts';
 import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from './security.ts';
-import { databaseSelector, POSTGRES_PORT, POSTGRES_PORT_NAME } from './services.ts';
-
-export const POSTGRES_CONTAINER = 'postgres';
+import { databaseSelector } from './services.ts';
 
 /** Enough for a fast shutdown (checkpoint) of a busy server; the preStop hook asks for one. */
 export const TERMINATION_GRACE_PERIOD_SECONDS = 120;
@@ -30,7 +32,7 @@ const FAST_SHUTDOWN_TIMEOUT_SECONDS = TERMINATION_GRACE_PERIOD_SECONDS - 10;
 
 // Over TCP on loopback: during first initialisation the image's entrypoint runs a temporary server on the socket
 // only, so "ready" means the real server is up. -U keeps the server log free of unknown-role noise.
-const PG_ISREADY = 'pg_isready -q -h 127.0.0.1 -p 5432 -U "$POSTGRES_USER"';
+const PG_ISREADY = `pg_isready -q -h 127.0.0.1 -p ${POSTGRES_PORT} -U "$POSTGRES_USER"`;
 
 function execProbe(script: string, periodSeconds: number, failureThreshold: number): V1Probe {
   return { exec: { command: ['sh', '-c', script] }, periodSeconds, failureThreshold, timeoutSeconds: 5 };
@@ -55,7 +57,7 @@ function resourcesOf(spec: ResolvedSampleDbSpec): V1ResourceRequirements {
 function postgresContainer(db: SampleDbObject, spec: ResolvedSampleDbSpec): V1Container {
   const secret = credentialsSecretName(db);
   return {
-    name: POSTGRES_CONTAINER,
+    name: CONTAINERS.postgres,
     image: spec.image,
     imagePullPolicy: 'IfNotPresent',
     // The image's entrypoint prepends `postgres` to arguments starting with "-".
@@ -118,8 +120,8 @@ export function statefulSet(db: SampleDbObject, defaults: OperatorDefaults = {})
         metadata: {
           labels: podLabels,
           annotations: {
-            [CONFIG_HASH_ANNOTATION]: config.hash,
-            'kubectl.kubernetes.io/default-container': POSTGRES_CONTAINER,
+            [ANNOTATIONS.configHash]: config.hash,
+            'kubectl.kubernetes.io/default-container': CONTAINERS.postgres,
           },
         },
         spec: {

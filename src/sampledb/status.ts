@@ -13,9 +13,12 @@ import type {
   V1StatefulSet,
 } from '@kubernetes/client-node';
 import {
+  CONTAINERS,
   type FieldError,
   type Phase,
+  REASONS,
   resolveSampleDbSpec,
+  SAMPLEDB_CONDITIONS,
   type SampleDbObject,
   type SampleDbStatus,
 } from '../api/index.ts';
@@ -30,11 +33,6 @@ import {
 import { nameOf } from './meta.ts';
 import { namesFor } from './names.ts';
 import { postgresConfig } from './postgres-config.ts';
-
-export const CONDITION_READY = 'Ready';
-export const CONDITION_PROVISIONED = 'Provisioned';
-export const CONDITION_INITIALIZED = 'Initialized';
-export const CONDITION_CONFIGURED = 'Configured';
 
 /** What the reconciler observed; anything absent was not found. */
 export interface ObservedChildren {
@@ -69,16 +67,16 @@ function checkCredentials(db: SampleDbObject, secret: V1Secret | undefined): Che
   const name = credentialsSecretName(db);
   if (!secret) {
     return usesGeneratedCredentials(db)
-      ? notYet('CredentialsPending', `Creating the credentials Secret ${name}.`)
+      ? notYet(REASONS.credentialsPending, `Creating the credentials Secret ${name}.`)
       : notYet(
-          'CredentialsSecretNotFound',
+          REASONS.credentialsSecretNotFound,
           `Secret ${name} (bootstrap.credentialsSecret) was not found: create it in this namespace with keys "username" and "password".`,
         );
   }
   const missing = [USERNAME_KEY, PASSWORD_KEY].filter((key) => !hasKey(secret, key));
   if (missing.length > 0) {
     return failed(
-      'CredentialsSecretInvalid',
+      REASONS.credentialsSecretInvalid,
       `Secret ${name} has no ${missing.map((k) => `"${k}"`).join(' or ')} key: add ${missing.length > 1 ? 'them' : 'it'} (non-empty).`,
     );
   }
@@ -90,13 +88,13 @@ function checkInitSql(db: SampleDbObject, configMap: V1ConfigMap | undefined): C
   if (!initSql) return undefined;
   if (!configMap) {
     return notYet(
-      'InitSQLNotFound',
+      REASONS.initSqlNotFound,
       `ConfigMap ${initSql.name} (bootstrap.initSQL) was not found: create it with the SQL under key "${initSql.key}".`,
     );
   }
   if (configMap.data?.[initSql.key] === undefined) {
     return failed(
-      'InitSQLKeyNotFound',
+      REASONS.initSqlKeyNotFound,
       `ConfigMap ${initSql.name} has no key "${initSql.key}": add the SQL under that key, or set bootstrap.initSQL.key.`,
     );
   }
@@ -131,28 +129,29 @@ export function reportedServerVersion(initJobPods: readonly V1Pod[] | undefined)
 function checkDatabasePod(db: SampleDbObject, observed: ObservedChildren): Check {
   const names = namesFor(nameOf(db));
   const sts = observed.statefulSet;
-  if (!sts) return notYet('StatefulSetPending', `Creating StatefulSet ${names.statefulSet}.`);
+  if (!sts) return notYet(REASONS.statefulSetPending, `Creating StatefulSet ${names.statefulSet}.`);
   if ((sts.status?.readyReplicas ?? 0) >= 1) {
-    return ok('DatabaseReady', `PostgreSQL in pod ${names.pod} is accepting connections.`);
+    return ok(REASONS.databaseReady, `PostgreSQL in pod ${names.pod} is accepting connections.`);
   }
   const pvcPhase = observed.dataPvc?.status?.phase;
   if (observed.dataPvc && pvcPhase !== 'Bound') {
     return notYet(
-      'VolumePending',
+      REASONS.volumePending,
       `PersistentVolumeClaim ${names.dataPvc} is ${pvcPhase ?? 'not bound'}: check spec.storage.storageClassName and that the cluster can provision volumes (kubectl describe pvc ${names.dataPvc}).`,
     );
   }
   const pod = observed.pod;
-  if (!pod) return notYet('PodPending', `Waiting for pod ${names.pod} to be created.`);
+  if (!pod) return notYet(REASONS.podPending, `Waiting for pod ${names.pod} to be created.`);
   const scheduled = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
   if (scheduled?.status === 'False') {
     return notYet(
-      'Unschedulable',
+      REASONS.unschedulable,
       `Pod ${names.pod} cannot be scheduled: ${scheduled.message ?? scheduled.reason ?? 'no node fits'}. Lower spec.resources or add capacity.`,
     );
   }
   const container =
-    pod.status?.containerStatuses?.find((c) => c.name === 'postgres') ?? pod.status?.containerStatuses?.[0];
+    pod.status?.containerStatuses?.find((c) => c.name === CONTAINERS.postgres) ??
+    pod.status?.containerStatuses?.[0];
   const waiting = container?.state?.waiting?.reason;
   if (waiting && BROKEN_WAITING_REASONS[waiting]) {
     const detail = container?.state?.waiting?.message ?? lastTermination(container);
@@ -161,7 +160,10 @@ function checkDatabasePod(db: SampleDbObject, observed: ObservedChildren): Check
       `Pod ${names.pod}: ${BROKEN_WAITING_REASONS[waiting]}.${detail ? ` ${detail}` : ''}`,
     );
   }
-  return notYet('PodNotReady', `Pod ${names.pod} is starting; PostgreSQL is not accepting connections yet.`);
+  return notYet(
+    REASONS.podNotReady,
+    `Pod ${names.pod} is starting; PostgreSQL is not accepting connections yet.`,
+  );
 }
 
 function jobCondition(job: V1Job, type: string) {
@@ -172,9 +174,9 @@ function checkInitJob(db: SampleDbObject, observed: ObservedChildren): Check {
   const name = namesFor(nameOf(db)).initJob;
   const job = observed.initJob;
   if (!job)
-    return notYet('InitJobPending', `Job ${name} will initialize the database once it is provisioned.`);
+    return notYet(REASONS.initJobPending, `Job ${name} will initialize the database once it is provisioned.`);
   if (jobCondition(job, 'Complete') || (job.status?.succeeded ?? 0) > 0) {
-    return ok('InitJobSucceeded', `Job ${name} created the role and database and ran the bootstrap.`);
+    return ok(REASONS.initJobSucceeded, `Job ${name} created the role and database and ran the bootstrap.`);
   }
   const failure = jobCondition(job, 'Failed');
   if (failure) {
@@ -188,12 +190,12 @@ function checkInitJob(db: SampleDbObject, observed: ObservedChildren): Check {
       .filter((m) => m !== undefined)
       .at(-1);
     return failed(
-      'InitJobFailed',
+      REASONS.initJobFailed,
       `Job ${name} failed (${failure.reason ?? 'Failed'}${failure.message ? `: ${failure.message}` : ''})` +
         `${podMessage ? `; last error: ${podMessage}` : ''}. Fix the cause (bootstrap SQL, credentials), then delete Job ${name} to retry.`,
     );
   }
-  return notYet('Initializing', `Job ${name} is initializing the database.`);
+  return notYet(REASONS.initializing, `Job ${name} is initializing the database.`);
 }
 
 /** A spec change the StatefulSet controller has not finished rolling out. */
@@ -225,12 +227,12 @@ export function sampleDbStatus(
 
   if (observed.specErrors && observed.specErrors.length > 0) {
     const message = `The spec is invalid: ${observed.specErrors.map((e) => `${e.field}: ${e.message}`).join('; ')}. Fix the SampleDB spec.`;
-    const invalid = failed('InvalidSpec', message);
+    const invalid = failed(REASONS.invalidSpec, message);
     return {
       ...db.status,
       ...base,
       phase: 'Failed',
-      conditions: mergeConditions(previous, [toInput(CONDITION_READY, invalid, generation)], now),
+      conditions: mergeConditions(previous, [toInput(SAMPLEDB_CONDITIONS.ready, invalid, generation)], now),
     };
   }
 
@@ -238,9 +240,9 @@ export function sampleDbStatus(
   const rejected = postgresConfig(spec).rejected;
   const configured =
     rejected.length === 0
-      ? ok('ParametersApplied', 'All spec.postgresql.parameters are applied.')
+      ? ok(REASONS.parametersApplied, 'All spec.postgresql.parameters are applied.')
       : notYet(
-          'ParametersRejected',
+          REASONS.parametersRejected,
           `Not applied: ${rejected.map((r) => `${r.name} (${r.reason})`).join(', ')}. Remove or fix them in spec.postgresql.parameters.`,
         );
 
@@ -252,12 +254,15 @@ export function sampleDbStatus(
   const deleting = Boolean(db.metadata.deletionTimestamp);
 
   let ready: Check;
-  if (deleting) ready = notYet('Deleting', 'The SampleDB is being deleted.');
+  if (deleting) ready = notYet(REASONS.deleting, 'The SampleDB is being deleted.');
   else if (!provisioned.ok) ready = provisioned;
   else if (!initialized.ok) ready = initialized;
   else if (updating)
-    ready = notYet('RollingOut', 'A spec change is rolling out; the pod restarts with the new settings.');
-  else ready = ok('Ready', `PostgreSQL accepts connections at ${endpointString(db)}.`);
+    ready = notYet(
+      REASONS.rollingOut,
+      'A spec change is rolling out; the pod restarts with the new settings.',
+    );
+  else ready = ok(REASONS.ready, `PostgreSQL accepts connections at ${endpointString(db)}.`);
 
   let phase: Phase;
   if (deleting) phase = 'Deleting';
@@ -270,10 +275,10 @@ export function sampleDbStatus(
   const conditions = mergeConditions(
     previous,
     [
-      toInput(CONDITION_READY, ready, generation),
-      toInput(CONDITION_PROVISIONED, provisioned, generation),
-      toInput(CONDITION_INITIALIZED, initialized, generation),
-      toInput(CONDITION_CONFIGURED, configured, generation),
+      toInput(SAMPLEDB_CONDITIONS.ready, ready, generation),
+      toInput(SAMPLEDB_CONDITIONS.provisioned, provisioned, generation),
+      toInput(SAMPLEDB_CONDITIONS.initialized, initialized, generation),
+      toInput(SAMPLEDB_CONDITIONS.configured, configured, generation),
     ],
     now,
   );

@@ -3,15 +3,21 @@
 // so a restarted operator continues from there. The DeletionProtected condition reports it to the user.
 import type { V1PersistentVolumeClaim, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
 import {
+  ANNOTATIONS,
   API_VERSION,
+  FINALIZER,
+  KINDS,
+  LABELS,
+  REASONS,
   resolveSampleDbSpec,
+  SAMPLEDB_CONDITIONS,
   type SampleDbBackupObject,
   type SampleDbObject,
 } from '../../api/index.ts';
 import { findCondition, isStatus, type KubeObject } from '../../runtime/index.ts';
 import { backupClaimName } from '../backup-job.ts';
 import { credentialsSecretName, usesGeneratedCredentials } from '../credentials.ts';
-import { LABEL_COMPONENT, LABEL_INSTANCE, labelsFor, nameOf } from '../meta.ts';
+import { labelsFor, nameOf } from '../meta.ts';
 import { boundedName } from '../names.ts';
 import {
   PODS,
@@ -25,15 +31,8 @@ import {
 } from '../resources.ts';
 import { ensureBackupVolume } from '../steps/backup-volume.ts';
 import type { StepContext, StepResult } from '../steps/context.ts';
-import { FINALIZER } from '../steps/finalizer.ts';
 import { type DeletionAction, type DeletionObservation, type DeletionPlan, planDeletion } from './plan.ts';
 
-export const CONDITION_DELETION_PROTECTED = 'DeletionProtected';
-/** On PVCs kept by deletion.policy Retain, so they can be found (and cleaned up) later. */
-export const ORPHANED_LABEL = 'sampledb.io/orphaned';
-/** On final snapshots/backups: which SampleDB (by uid, names can be reused) they protect. */
-export const FINAL_FOR_LABEL = 'sampledb.io/final-for-uid';
-export const ATTEMPT_ANNOTATION = 'sampledb.io/attempt';
 const DEFAULT_SNAPSHOT_CLASS_ANNOTATION = 'snapshot.storage.kubernetes.io/is-default-class';
 
 interface VolumeSnapshot extends KubeObject {
@@ -67,16 +66,16 @@ export function observeDeletion(ctx: StepContext): DeletionObservation {
   const uid = db.metadata.uid ?? '';
   const dataVolumes = view
     .list<V1PersistentVolumeClaim & KubeObject>(PVCS, namespace, {
-      [LABEL_INSTANCE]: nameOf(db),
-      [LABEL_COMPONENT]: 'database',
+      [LABELS.instance]: nameOf(db),
+      [LABELS.component]: 'database',
     })
     .map((pvc) => ({
       name: pvc.metadata.name ?? '',
       deleting: Boolean(pvc.metadata.deletionTimestamp),
-      orphaned: pvc.metadata.labels?.[ORPHANED_LABEL] === 'true',
+      orphaned: pvc.metadata.labels?.[LABELS.orphaned] === 'true',
     }));
   const snapshots = view.watches(VOLUME_SNAPSHOTS)
-    ? view.list<VolumeSnapshot>(VOLUME_SNAPSHOTS, namespace, { [FINAL_FOR_LABEL]: uid }).map((s) => ({
+    ? view.list<VolumeSnapshot>(VOLUME_SNAPSHOTS, namespace, { [LABELS.finalForUid]: uid }).map((s) => ({
         name: s.metadata.name ?? '',
         pvcName: s.spec?.source?.persistentVolumeClaimName ?? '',
         readyToUse: s.status?.readyToUse === true,
@@ -85,12 +84,12 @@ export function observeDeletion(ctx: StepContext): DeletionObservation {
     : [];
   const allBackups = view.list<SampleDbBackupObject>(SAMPLEDB_BACKUPS, namespace);
   const backups = allBackups
-    .filter((b) => b.metadata.labels?.[FINAL_FOR_LABEL] === uid)
+    .filter((b) => b.metadata.labels?.[LABELS.finalForUid] === uid)
     .map((b) => {
       const failed = findCondition(b.status?.conditions as never, 'Failed');
       return {
         name: b.metadata.name ?? '',
-        attempt: Number(b.metadata.annotations?.[ATTEMPT_ANNOTATION] ?? '1'),
+        attempt: Number(b.metadata.annotations?.[ANNOTATIONS.attempt] ?? '1'),
         ...(b.status?.phase ? { phase: b.status.phase } : {}),
         ...(failed?.lastTransitionTime ? { failedAt: failed.lastTransitionTime } : {}),
         ...(b.status?.message ? { message: b.status.message } : {}),
@@ -127,13 +126,13 @@ export function observeDeletion(ctx: StepContext): DeletionObservation {
 function finalBackup(db: SampleDbObject, attempt: number): SampleDbBackupObject {
   return {
     apiVersion: API_VERSION,
-    kind: 'SampleDBBackup',
+    kind: KINDS.sampleDbBackup,
     metadata: {
       name: finalBackupName(db, attempt),
       namespace: db.metadata.namespace,
       // No owner reference: the record of the final backup must outlive the SampleDB.
-      labels: { ...labelsFor(db, 'backup'), [FINAL_FOR_LABEL]: db.metadata.uid ?? '' },
-      annotations: { [ATTEMPT_ANNOTATION]: String(attempt) },
+      labels: { ...labelsFor(db, 'backup'), [LABELS.finalForUid]: db.metadata.uid ?? '' },
+      annotations: { [ANNOTATIONS.attempt]: String(attempt) },
     },
     spec: { sampleDB: { name: nameOf(db) }, method: 'pg_dump' },
   };
@@ -146,7 +145,7 @@ function volumeSnapshot(db: SampleDbObject, pvcName: string, className: string):
     metadata: {
       name: finalSnapshotName(db, pvcName),
       namespace: db.metadata.namespace,
-      labels: { ...labelsFor(db, 'backup'), [FINAL_FOR_LABEL]: db.metadata.uid ?? '' },
+      labels: { ...labelsFor(db, 'backup'), [LABELS.finalForUid]: db.metadata.uid ?? '' },
     },
     spec: { volumeSnapshotClassName: className, source: { persistentVolumeClaimName: pvcName } },
   };
@@ -193,7 +192,7 @@ async function execute(ctx: StepContext, action: DeletionAction): Promise<Outcom
           await client.patch(
             SECRETS,
             ref(credentialsSecretName(db)),
-            { metadata: { ownerReferences: null, labels: { [ORPHANED_LABEL]: 'true' } } },
+            { metadata: { ownerReferences: null, labels: { [LABELS.orphaned]: 'true' } } },
             'merge',
           );
         } catch (err) {
@@ -201,7 +200,7 @@ async function execute(ctx: StepContext, action: DeletionAction): Promise<Outcom
         }
       }
       for (const name of action.names)
-        await client.patch(PVCS, ref(name), { metadata: { labels: { [ORPHANED_LABEL]: 'true' } } }, 'merge');
+        await client.patch(PVCS, ref(name), { metadata: { labels: { [LABELS.orphaned]: 'true' } } }, 'merge');
       return 'again';
     case 'delete-backup-objects':
       for (const name of action.names) await client.delete(SAMPLEDB_BACKUPS, ref(name));
@@ -222,7 +221,7 @@ async function execute(ctx: StepContext, action: DeletionAction): Promise<Outcom
 function reportProgress(ctx: StepContext, plan: DeletionPlan): void {
   const { next } = plan;
   const set = (status: 'True' | 'False', reason: string, message: string) =>
-    ctx.conditions.push({ type: CONDITION_DELETION_PROTECTED, status, reason, message });
+    ctx.conditions.push({ type: SAMPLEDB_CONDITIONS.deletionProtected, status, reason, message });
   const policy = resolveSampleDbSpec(ctx.db.spec).deletion.policy;
   if (plan.protected) {
     const how =
@@ -233,25 +232,25 @@ function reportProgress(ctx: StepContext, plan: DeletionPlan): void {
           : policy === 'Snapshot'
             ? 'there was no data volume to protect'
             : `deletion.policy is ${policy}`;
-    set('True', 'Protected', `Data may be removed: ${how}.`);
+    set('True', REASONS.protected, `Data may be removed: ${how}.`);
     return;
   }
   if (next.kind === 'wait-backup' && next.lastError) {
     set(
       'False',
-      'FinalBackupFailed',
+      REASONS.finalBackupFailed,
       `The final backup ${next.name} failed: ${next.lastError}. Nothing was deleted; retrying in ${Math.ceil((next.retryInMs ?? 0) / 1000)}s. To delete without a backup, set spec.deletion.policy to Delete or Retain.`,
     );
   } else if (next.kind === 'wait-backup' || next.kind === 'create-backup') {
-    set('False', 'FinalBackupRunning', 'Taking a final pg_dump backup before the volumes are removed.');
+    set('False', REASONS.finalBackupRunning, 'Taking a final pg_dump backup before the volumes are removed.');
   } else if (next.kind === 'wait-snapshot' && next.errors.length > 0) {
     set(
       'False',
-      'SnapshotFailed',
+      REASONS.snapshotFailed,
       `Nothing was deleted; the final VolumeSnapshots report: ${next.errors.join('; ')}.`,
     );
   } else {
-    set('False', 'SnapshotInProgress', 'Waiting for the final VolumeSnapshots to become readyToUse.');
+    set('False', REASONS.snapshotInProgress, 'Waiting for the final VolumeSnapshots to become readyToUse.');
   }
 }
 

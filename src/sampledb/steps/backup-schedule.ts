@@ -2,14 +2,17 @@
 // taken (the SampleDBBackup controller runs it) and asks to come back at the next slot. Retention is computed and
 // reported but not applied yet: deleting a SampleDBBackup does not remove its dump from the backup volume, so
 // pruning now would only leak files while claiming space was freed.
-import type { SampleDbBackupObject, SampleDbObject } from '../../api/index.ts';
+import {
+  REASONS,
+  SAMPLEDB_CONDITIONS,
+  type SampleDbBackupObject,
+  type SampleDbObject,
+} from '../../api/index.ts';
 import { isStatus } from '../../runtime/index.ts';
 import { decideRetention, decideSchedule, scheduledBackup } from '../backup-schedule.ts';
 import { SAMPLEDB_BACKUPS, SAMPLEDBS } from '../resources.ts';
 import { sampleDbStatus } from '../status.ts';
 import type { Step } from './context.ts';
-
-export const CONDITION_BACKUP_SCHEDULED = 'BackupScheduled';
 
 export const scheduleBackups: Step = {
   name: 'backup-schedule',
@@ -17,13 +20,13 @@ export const scheduleBackups: Step = {
     const { db, namespace, view, client } = ctx;
     const now = ctx.now();
     const schedule = db.spec.backup?.schedule;
-    const hadCondition = db.status?.conditions?.some((c) => c.type === CONDITION_BACKUP_SCHEDULED);
+    const hadCondition = db.status?.conditions?.some((c) => c.type === SAMPLEDB_CONDITIONS.backupScheduled);
     if (!schedule) {
       if (hadCondition)
         ctx.conditions.push({
-          type: CONDITION_BACKUP_SCHEDULED,
+          type: SAMPLEDB_CONDITIONS.backupScheduled,
           status: 'False',
-          reason: 'NoSchedule',
+          reason: REASONS.noSchedule,
           message: 'spec.backup.schedule is not set.',
         });
       return undefined;
@@ -36,17 +39,17 @@ export const scheduleBackups: Step = {
       case 'unscheduled':
         if (decision.reason === 'Suspended')
           ctx.conditions.push({
-            type: CONDITION_BACKUP_SCHEDULED,
+            type: SAMPLEDB_CONDITIONS.backupScheduled,
             status: 'False',
-            reason: 'Suspended',
+            reason: REASONS.suspended,
             message: 'Scheduled backups are suspended (spec.backup.suspend).',
           });
         return undefined;
       case 'invalid':
         ctx.conditions.push({
-          type: CONDITION_BACKUP_SCHEDULED,
+          type: SAMPLEDB_CONDITIONS.backupScheduled,
           status: 'False',
-          reason: 'InvalidSchedule',
+          reason: REASONS.invalidSchedule,
           message: `spec.backup.schedule "${schedule}" (${zone}) cannot be used: ${decision.message}. Fix the schedule or timezone.`,
         });
         return undefined;
@@ -54,9 +57,9 @@ export const scheduleBackups: Step = {
         break;
     }
     ctx.conditions.push({
-      type: CONDITION_BACKUP_SCHEDULED,
+      type: SAMPLEDB_CONDITIONS.backupScheduled,
       status: 'True',
-      reason: 'Scheduled',
+      reason: REASONS.scheduled,
       message: `Backups run on the schedule "${schedule}" (${zone}).`,
     });
     if (decision.due) {

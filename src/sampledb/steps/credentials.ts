@@ -1,10 +1,9 @@
 // The credentials Secret: created once, never re-applied (re-applying could rotate the password under a running
 // database), or the user's own Secret, which must exist before anything that reads it is created.
 import type { V1ConfigMap, V1Secret } from '@kubernetes/client-node';
-import { resolveSampleDbSpec } from '../../api/index.ts';
+import { LABELS, resolveSampleDbSpec } from '../../api/index.ts';
 import { isStatus } from '../../runtime/index.ts';
 import { credentialsSecret, credentialsSecretName, usesGeneratedCredentials } from '../credentials.ts';
-import { ORPHANED_LABEL } from '../deletion/step.ts';
 import { CONFIGMAPS, SECRETS } from '../resources.ts';
 import { halt, type Step } from './context.ts';
 
@@ -28,7 +27,7 @@ export const ensureCredentials: Step = {
     } else if (
       secret &&
       usesGeneratedCredentials(db) &&
-      secret.metadata.labels?.[ORPHANED_LABEL] === 'true'
+      secret.metadata.labels?.[LABELS.orphaned] === 'true'
     ) {
       // Kept by an earlier SampleDB of this name deleted under policy Retain, with the data volume its password
       // opens: adopt it as it is (the password must not change).
@@ -38,7 +37,7 @@ export const ensureCredentials: Step = {
         {
           metadata: {
             ownerReferences: credentialsSecret(db, secret as V1Secret)?.metadata?.ownerReferences ?? null,
-            labels: { [ORPHANED_LABEL]: null },
+            labels: { [LABELS.orphaned]: null },
           },
         },
         'merge',

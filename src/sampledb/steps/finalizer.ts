@@ -1,8 +1,7 @@
 // The finalizer goes on before anything is created, so no child can exist without the deletion policy applying.
+import { FINALIZER } from '../../api/index.ts';
 import { SAMPLEDBS } from '../resources.ts';
 import type { Step } from './context.ts';
-
-export const FINALIZER = 'sampledb.io/finalizer';
 
 export const ensureFinalizer: Step = {
   name: 'finalizer',

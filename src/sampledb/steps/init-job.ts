@@ -1,10 +1,14 @@
 // The init Job: created once the database pod is ready (never re-applied: a Job's pod template is immutable, and a
 // finished Job is the record that initialization happened). With bootstrap.fromBackup it restores that backup.
 import type { V1Job, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
-import { resolveSampleDbSpec, type SampleDbBackupObject } from '../../api/index.ts';
+import {
+  REASONS,
+  resolveSampleDbSpec,
+  SAMPLEDB_CONDITIONS,
+  type SampleDbBackupObject,
+} from '../../api/index.ts';
 import { initJob, type RestoreSource } from '../init-job.ts';
 import { JOBS, PODS, SAMPLEDB_BACKUPS } from '../resources.ts';
-import { CONDITION_INITIALIZED } from '../status.ts';
 import type { Step, StepContext } from './context.ts';
 
 /** "pvc://<claim>/<path>" → claim and path, or undefined when it is not a location on a backup volume. */
@@ -27,7 +31,7 @@ export function resolveRestoreSource(
   if (!backup) {
     return {
       ok: false,
-      reason: 'BackupNotFound',
+      reason: REASONS.backupNotFound,
       message: `SampleDBBackup ${name} (bootstrap.fromBackup) was not found in this namespace: create it or fix the name.`,
     };
   }
@@ -35,7 +39,7 @@ export function resolveRestoreSource(
   if (status?.phase !== 'Completed') {
     return {
       ok: false,
-      reason: status?.phase === 'Failed' ? 'BackupFailed' : 'BackupNotCompleted',
+      reason: status?.phase === 'Failed' ? REASONS.backupFailed : 'BackupNotCompleted',
       message: `SampleDBBackup ${name} (bootstrap.fromBackup) is ${status?.phase ?? 'Pending'}: the database is restored once it has Completed.`,
     };
   }
@@ -43,7 +47,7 @@ export function resolveRestoreSource(
   if (!location) {
     return {
       ok: false,
-      reason: 'BackupLocationInvalid',
+      reason: REASONS.backupLocationInvalid,
       message: `SampleDBBackup ${name} has no usable status.location ("${status.location ?? ''}").`,
     };
   }
@@ -77,7 +81,7 @@ export const ensureInitJob: Step = {
       const resolved = resolveRestoreSource(fromBackup, view.get(SAMPLEDB_BACKUPS, namespace, fromBackup));
       if (!resolved.ok) {
         ctx.overrides.push({
-          type: CONDITION_INITIALIZED,
+          type: SAMPLEDB_CONDITIONS.initialized,
           status: 'False',
           reason: resolved.reason,
           message: resolved.message,

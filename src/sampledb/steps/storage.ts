@@ -1,11 +1,9 @@
 // Storage growth: the data PVC is patched when its StorageClass allows expansion; otherwise a condition says why the
 // volume stays as it is and what to do instead.
 import type { V1PersistentVolumeClaim, V1StorageClass } from '@kubernetes/client-node';
-import { compareQuantities, resolveSampleDbSpec } from '../../api/index.ts';
+import { compareQuantities, REASONS, resolveSampleDbSpec, SAMPLEDB_CONDITIONS } from '../../api/index.ts';
 import { PVCS, STORAGE_CLASSES } from '../resources.ts';
 import type { Step } from './context.ts';
-
-export const CONDITION_STORAGE_RESIZED = 'StorageResized';
 
 export type StorageDecision =
   | { kind: 'none' }
@@ -50,7 +48,7 @@ export const growStorage: Step = {
     const generation = ctx.db.metadata.generation;
     const condition = (status: 'True' | 'False', reason: string, message: string) =>
       ctx.conditions.push({
-        type: CONDITION_STORAGE_RESIZED,
+        type: SAMPLEDB_CONDITIONS.storageResized,
         status,
         reason,
         message,
@@ -66,27 +64,31 @@ export const growStorage: Step = {
         )) as never;
         condition(
           'False',
-          'Expanding',
+          REASONS.expanding,
           `Growing PersistentVolumeClaim ${name} from ${decision.from} to ${decision.to}.`,
         );
         break;
       case 'resizing':
         condition(
           'False',
-          'Expanding',
+          REASONS.expanding,
           `PersistentVolumeClaim ${name} was asked for ${decision.to}; the volume has ${decision.capacity} so far.`,
         );
         break;
       case 'not-expandable':
         condition(
           'False',
-          'ExpansionNotSupported',
+          REASONS.expansionNotSupported,
           `spec.storage.size is ${decision.to} but PersistentVolumeClaim ${name} stays at ${decision.from}: StorageClass ${decision.storageClass} does not allow volume expansion (allowVolumeExpansion is not true). Ask the cluster administrator to enable it, or restore a backup into a new SampleDB of the larger size.`,
         );
         break;
       case 'none':
         if (pvc)
-          condition('True', 'SizeMatches', `PersistentVolumeClaim ${name} has the requested size ${wanted}.`);
+          condition(
+            'True',
+            REASONS.sizeMatches,
+            `PersistentVolumeClaim ${name} has the requested size ${wanted}.`,
+          );
         break;
     }
     return undefined;

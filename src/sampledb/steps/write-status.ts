@@ -3,6 +3,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import {
   API_VERSION,
+  KINDS,
   type SampleDbBackupObject,
   type SampleDbObject,
   type SampleDbStatus,
@@ -48,7 +49,7 @@ export async function writeStatus(ctx: StepContext): Promise<void> {
   if (isDeepStrictEqual(JSON.parse(JSON.stringify(status)), ctx.db.status ?? {})) return;
   ctx.db = await ctx.client.applyStatus<SampleDbObject>(SAMPLEDBS, {
     apiVersion: API_VERSION,
-    kind: 'SampleDB',
+    kind: KINDS.sampleDb,
     metadata: { name: ctx.db.metadata.name, namespace: ctx.db.metadata.namespace },
     status,
   } as never);

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { resolveSampleDbSpec } from '../../../src/api/index.ts';
-import { CONFIG_HASH_ANNOTATION } from '../../../src/sampledb/meta.ts';
+import { ANNOTATIONS, resolveSampleDbSpec } from '../../../src/api/index.ts';
 import { postgresConfig, postgresConfigMap } from '../../../src/sampledb/postgres-config.ts';
 import { statefulSet } from '../../../src/sampledb/statefulset.ts';
 import { sampleDb } from '../../support/sampledb.ts';
@@ -75,7 +74,7 @@ describe('postgresConfig', () => {
 
 describe('config hash', () => {
   const hashOf = (db: ReturnType<typeof sampleDb>) =>
-    statefulSet(db).spec?.template.metadata?.annotations?.[CONFIG_HASH_ANNOTATION];
+    statefulSet(db).spec?.template.metadata?.annotations?.[ANNOTATIONS.configHash];
 
   it('is on the pod template and matches the ConfigMap content', () => {
     const db = sampleDb();
