@@ -23,7 +23,8 @@ import {
 } from '../runtime/index.ts';
 import { backupJob, backupLocation } from './backup-job.ts';
 import { backupOutcome, backupStatus } from './backup-status.ts';
-import { backupJobName, namesFor } from './names.ts';
+import { resolveInstance } from './instance.ts';
+import { backupJobName } from './names.ts';
 import { JOBS, PODS, SAMPLEDB_BACKUPS, SAMPLEDBS, STATEFULSETS } from './resources.ts';
 import { ensureBackupVolume } from './steps/backup-volume.ts';
 import type { SampleDbDeps } from './steps/context.ts';
@@ -59,7 +60,8 @@ export class SampleDbBackupReconciler implements Reconciler {
     if (phase === 'Completed' || phase === 'Failed') return undefined;
 
     const dbName = backup.spec.sampleDB.name;
-    const db = view.get<SampleDbObject>(SAMPLEDBS, req.namespace, dbName);
+    const found = view.get<SampleDbObject>(SAMPLEDBS, req.namespace, dbName);
+    const db = found ? resolveInstance(found, this.#deps.defaults) : undefined;
     const job = view.get<Cached<V1Job>>(JOBS, req.namespace, backupJobName(req.name));
     let status: SampleDbBackupStatus;
     if (job && db) {
@@ -79,7 +81,7 @@ export class SampleDbBackupReconciler implements Reconciler {
         now,
       );
     } else {
-      const sts = view.get<Cached<V1StatefulSet>>(STATEFULSETS, req.namespace, namesFor(dbName).statefulSet);
+      const sts = view.get<Cached<V1StatefulSet>>(STATEFULSETS, req.namespace, db.names.statefulSet);
       if ((sts?.status?.readyReplicas ?? 0) < 1) {
         status = pending(
           backup.status,
@@ -89,10 +91,7 @@ export class SampleDbBackupReconciler implements Reconciler {
         );
       } else {
         await ensureBackupVolume(db, view, client);
-        const created = await client.apply<Cached<V1Job>>(
-          JOBS,
-          backupJob(db, backup, this.#deps.defaults) as never,
-        );
+        const created = await client.apply<Cached<V1Job>>(JOBS, backupJob(db, backup) as never);
         ctx.log.info({ job: created.metadata.name }, 'backup Job created');
         status = backupStatus(
           backup.status,

@@ -11,7 +11,7 @@ import {
   type SampleDbObject,
   TRIGGER_SCHEDULE,
 } from '../api/index.ts';
-import { labelsFor, nameOf, namespaceOf } from './meta.ts';
+import type { SampleDbInstance } from './instance.ts';
 
 /** Requeue at least this often while a schedule is active, so a clock jump or a missed event heals. */
 export const MAX_SCHEDULE_REQUEUE_MS = 60 * 60_000;
@@ -54,7 +54,7 @@ const isoSeconds = (d: Date) => `${d.toISOString().slice(0, 19)}Z`;
 function lastScheduledSlot(db: SampleDbObject, backups: readonly SampleDbBackupObject[]): number | undefined {
   let last: number | undefined;
   for (const b of backups) {
-    if (b.spec?.sampleDB?.name !== nameOf(db)) continue;
+    if (b.spec?.sampleDB?.name !== db.metadata.name) continue;
     if (b.metadata.labels?.[LABELS.trigger] !== TRIGGER_SCHEDULE) continue;
     const at = Date.parse(b.metadata.annotations?.[ANNOTATIONS.scheduledAt] ?? '');
     if (Number.isFinite(at) && (last === undefined || at > last)) last = at;
@@ -93,24 +93,26 @@ export function decideSchedule(input: ScheduleInput): ScheduleDecision {
     (taken === undefined || latest.getTime() > taken);
   return {
     kind: 'scheduled',
-    ...(isDue && latest ? { due: { name: scheduledBackupName(nameOf(db), latest), at: latest } } : {}),
+    ...(isDue && latest
+      ? { due: { name: scheduledBackupName(db.metadata.name ?? '', latest), at: latest } }
+      : {}),
     ...(next ? { next } : {}),
     requeueAfterMs,
   };
 }
 
 /** The SampleDBBackup for a slot. Not owned by the SampleDB: like the final backup, it must outlive it. */
-export function scheduledBackup(db: SampleDbObject, name: string, slot: Date): SampleDbBackupObject {
+export function scheduledBackup(instance: SampleDbInstance, name: string, slot: Date): SampleDbBackupObject {
   return {
     apiVersion: API_VERSION,
     kind: KINDS.sampleDbBackup,
     metadata: {
       name,
-      namespace: namespaceOf(db),
-      labels: { ...labelsFor(db, 'backup'), [LABELS.trigger]: TRIGGER_SCHEDULE },
+      namespace: instance.namespace,
+      labels: { ...instance.labels.backup, [LABELS.trigger]: TRIGGER_SCHEDULE },
       annotations: { [ANNOTATIONS.scheduledAt]: isoSeconds(slot) },
     },
-    spec: { sampleDB: { name: nameOf(db) }, method: 'pg_dump' },
+    spec: { sampleDB: { name: instance.name }, method: 'pg_dump' },
   };
 }
 
@@ -168,7 +170,7 @@ export function decideRetention(input: RetentionInput): RetentionDecision {
   );
   const mine = input.backups.filter(
     (b) =>
-      b.spec?.sampleDB?.name === nameOf(db) &&
+      b.spec?.sampleDB?.name === db.metadata.name &&
       b.metadata.name !== undefined &&
       !b.metadata.deletionTimestamp &&
       b.metadata.labels?.[LABELS.finalForUid] === undefined,

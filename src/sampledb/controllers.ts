@@ -10,7 +10,7 @@ import {
 } from '../api/index.ts';
 import type { KubeObject, Manager, ObjectRef } from '../runtime/index.ts';
 import { SampleDbBackupReconciler } from './backup-reconciler.ts';
-import { credentialsSecretName } from './credentials.ts';
+import { credentialsSecretOf } from './instance.ts';
 import { SampleDbReconciler } from './reconciler.ts';
 import {
   CONFIGMAPS,
@@ -66,9 +66,7 @@ export function registerSampleDbControllers(manager: Manager, options: SampleDbC
   // needs to hear about.
   const referencedSecret = (obj: KubeObject) =>
     refs(
-      sampleDbsIn(obj.metadata.namespace ?? '').filter(
-        (db) => credentialsSecretName(db) === obj.metadata.name,
-      ),
+      sampleDbsIn(obj.metadata.namespace ?? '').filter((db) => credentialsSecretOf(db) === obj.metadata.name),
     );
   const referencedConfigMap = (obj: KubeObject) =>
     refs(

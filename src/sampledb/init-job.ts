@@ -1,17 +1,10 @@
 // The init Job: runs scripts/init.ts against the database pod, with the same image (so psql matches the server).
 import type { V1Job, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
+import { CONTAINERS, POSTGRES_PORT } from '../api/index.ts';
+import { PASSWORD_KEY } from './credentials.ts';
+import type { SampleDbInstance } from './instance.ts';
+import { childMeta } from './meta.ts';
 import {
-  CONTAINERS,
-  type OperatorDefaults,
-  POSTGRES_PORT,
-  resolveSampleDbSpec,
-  type SampleDbObject,
-} from '../api/index.ts';
-import { credentialsSecretName, PASSWORD_KEY } from './credentials.ts';
-import { childMeta, labelsFor, nameOf } from './meta.ts';
-import { namesFor } from './names.ts';
-import {
-  databasePodHost,
   JOB_RESOURCES,
   literalEnv,
   scratchVolume,
@@ -38,9 +31,8 @@ export interface RestoreSource {
   checksum?: string;
 }
 
-export function initJob(db: SampleDbObject, restore?: RestoreSource, defaults: OperatorDefaults = {}): V1Job {
-  const spec = resolveSampleDbSpec(db.spec, defaults);
-  const names = namesFor(nameOf(db));
+export function initJob(instance: SampleDbInstance, restore?: RestoreSource): V1Job {
+  const { spec, names } = instance;
   const initSql = spec.bootstrap.initSQL;
   const volumes: V1Volume[] = [scratchVolume(TMP_VOLUME)];
   const mounts: V1VolumeMount[] = [TMP_MOUNT];
@@ -59,7 +51,7 @@ export function initJob(db: SampleDbObject, restore?: RestoreSource, defaults: O
     mounts.push({ name: 'backups', mountPath: BACKUP_MOUNT_PATH, readOnly: true });
   }
   const env = initScriptEnv({
-    host: databasePodHost(db),
+    host: instance.podHost,
     port: POSTGRES_PORT,
     database: spec.bootstrap.database,
     owner: spec.bootstrap.owner,
@@ -74,13 +66,13 @@ export function initJob(db: SampleDbObject, restore?: RestoreSource, defaults: O
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
-    metadata: childMeta(db, names.initJob, 'init'),
+    metadata: childMeta(instance, names.initJob, 'init'),
     spec: {
       backoffLimit: INIT_BACKOFF_LIMIT,
       activeDeadlineSeconds: INIT_ACTIVE_DEADLINE_SECONDS,
       // No ttlSecondsAfterFinished: the status reads the finished Job to decide Initialized.
       template: {
-        metadata: { labels: labelsFor(db, 'init') },
+        metadata: { labels: { ...instance.labels.init } },
         spec: {
           restartPolicy: 'Never',
           securityContext: restrictedPodSecurityContext(),
@@ -94,8 +86,8 @@ export function initJob(db: SampleDbObject, restore?: RestoreSource, defaults: O
               command: ['sh', '-c', INIT_SCRIPT],
               env: [
                 ...literalEnv(env),
-                ...superuserEnv(db),
-                secretEnv('SAMPLEDB_OWNER_PASSWORD', credentialsSecretName(db), PASSWORD_KEY),
+                ...superuserEnv(instance),
+                secretEnv('SAMPLEDB_OWNER_PASSWORD', instance.credentials.secretName, PASSWORD_KEY),
               ],
               resources: JOB_RESOURCES,
               securityContext: restrictedContainerSecurityContext(),

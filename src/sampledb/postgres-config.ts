@@ -6,11 +6,10 @@ import {
   parseQuantity,
   RESERVED_PARAMETERS,
   type ResolvedSampleDbSpec,
-  resolveSampleDbSpec,
-  type SampleDbObject,
 } from '../api/index.ts';
-import { childMeta, nameOf } from './meta.ts';
-import { namesFor, POSTGRESQL_CONF_KEY } from './names.ts';
+import type { SampleDbInstance } from './instance.ts';
+import { childMeta } from './meta.ts';
+import { POSTGRESQL_CONF_KEY } from './names.ts';
 
 export const DATA_MOUNT_PATH = '/var/lib/postgresql/data';
 /** A subdirectory, because the root of a fresh volume may hold `lost+found` and initdb wants an empty directory. */
@@ -108,15 +107,11 @@ export function postgresConfig(spec: ResolvedSampleDbSpec): PostgresConfig {
   return { settings, rejected, text, hash: createHash('sha256').update(text).digest('hex') };
 }
 
-export function postgresConfigFor(db: SampleDbObject): PostgresConfig {
-  return postgresConfig(resolveSampleDbSpec(db.spec));
-}
-
-export function postgresConfigMap(db: SampleDbObject): V1ConfigMap {
+export function postgresConfigMap(instance: SampleDbInstance): V1ConfigMap {
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',
-    metadata: childMeta(db, namesFor(nameOf(db)).configConfigMap, 'config'),
-    data: { [POSTGRESQL_CONF_KEY]: postgresConfigFor(db).text },
+    metadata: childMeta(instance, instance.names.configConfigMap, 'config'),
+    data: { [POSTGRESQL_CONF_KEY]: postgresConfig(instance.spec).text },
   };
 }

@@ -4,7 +4,7 @@
 import { FINALIZER, type SampleDbObject } from '../api/index.ts';
 import type { ReconcileContext, ReconcileRequest, ReconcileResult, Reconciler } from '../runtime/index.ts';
 import { runDeletion } from './deletion/step.ts';
-import { namesFor } from './names.ts';
+import { resolveInstance } from './instance.ts';
 import { SAMPLEDBS } from './resources.ts';
 import { scheduleBackups } from './steps/backup-schedule.ts';
 import { ensureBackupPvc } from './steps/backup-volume.ts';
@@ -66,15 +66,13 @@ export class SampleDbReconciler implements Reconciler {
     const db = view.get<SampleDbObject>(SAMPLEDBS, req.namespace, req.name);
     if (!db) return undefined;
     const ctx: StepContext = {
+      instance: resolveInstance(db, this.#deps.defaults),
       db,
-      namespace: req.namespace,
-      names: namesFor(req.name),
       client,
       view,
       log: rc.log,
       signal: rc.signal,
       now: this.#deps.now ?? (() => new Date()),
-      defaults: this.#deps.defaults ?? {},
       observed: {},
       conditions: [],
       overrides: [],

@@ -4,16 +4,14 @@ import type { V1Container, V1Probe, V1ResourceRequirements, V1StatefulSet } from
 import {
   ANNOTATIONS,
   CONTAINERS,
-  type OperatorDefaults,
   POSTGRES_PORT,
   POSTGRES_PORT_NAME,
   type ResolvedSampleDbSpec,
-  resolveSampleDbSpec,
-  type SampleDbObject,
 } from '../api/index.ts';
-import { credentialsSecretName, PASSWORD_KEY, USERNAME_KEY } from './credentials.ts';
-import { childMeta, labelsFor, nameOf } from './meta.ts';
-import { namesFor, POSTGRESQL_CONF_KEY } from './names.ts';
+import { PASSWORD_KEY, USERNAME_KEY } from './credentials.ts';
+import type { SampleDbInstance } from './instance.ts';
+import { childMeta } from './meta.ts';
+import { POSTGRESQL_CONF_KEY } from './names.ts';
 import { literalEnv, scratchVolume, secretEnv, TMP_MOUNT, TMP_VOLUME } from './pod.ts';
 import {
   CONFIG_FILE,
@@ -54,8 +52,9 @@ function resourcesOf(spec: ResolvedSampleDbSpec): V1ResourceRequirements {
   return { requests: defined(spec.resources.requests), limits: defined(spec.resources.limits) };
 }
 
-function postgresContainer(db: SampleDbObject, spec: ResolvedSampleDbSpec): V1Container {
-  const secret = credentialsSecretName(db);
+function postgresContainer(instance: SampleDbInstance): V1Container {
+  const { spec } = instance;
+  const secret = instance.credentials.secretName;
   return {
     name: CONTAINERS.postgres,
     image: spec.image,
@@ -89,7 +88,7 @@ function postgresContainer(db: SampleDbObject, spec: ResolvedSampleDbSpec): V1Co
     },
     terminationMessagePolicy: 'FallbackToLogsOnError',
     volumeMounts: [
-      { name: namesFor(nameOf(db)).dataVolumeClaimTemplate, mountPath: DATA_MOUNT_PATH },
+      { name: instance.names.dataVolumeClaimTemplate, mountPath: DATA_MOUNT_PATH },
       { name: 'config', mountPath: CONFIG_MOUNT_PATH, readOnly: true },
       { name: 'run', mountPath: SOCKET_DIRECTORY },
       { name: 'shm', mountPath: '/dev/shm' },
@@ -98,19 +97,18 @@ function postgresContainer(db: SampleDbObject, spec: ResolvedSampleDbSpec): V1Co
   };
 }
 
-export function statefulSet(db: SampleDbObject, defaults: OperatorDefaults = {}): V1StatefulSet {
-  const spec = resolveSampleDbSpec(db.spec, defaults);
-  const names = namesFor(nameOf(db));
+export function statefulSet(instance: SampleDbInstance): V1StatefulSet {
+  const { spec, names } = instance;
   const config = postgresConfig(spec);
-  const podLabels = labelsFor(db, 'database');
+  const podLabels = { ...instance.labels.database };
   return {
     apiVersion: 'apps/v1',
     kind: 'StatefulSet',
-    metadata: childMeta(db, names.statefulSet, 'database'),
+    metadata: childMeta(instance, names.statefulSet, 'database'),
     spec: {
       replicas: 1,
       serviceName: names.headlessService,
-      selector: { matchLabels: databaseSelector(db) },
+      selector: { matchLabels: databaseSelector(instance) },
       podManagementPolicy: 'OrderedReady',
       updateStrategy: { type: 'RollingUpdate' },
       revisionHistoryLimit: 5,
@@ -130,7 +128,7 @@ export function statefulSet(db: SampleDbObject, defaults: OperatorDefaults = {})
           // Service links would inject <NAME>_PORT-style variables, which can collide with what the image reads.
           enableServiceLinks: false,
           terminationGracePeriodSeconds: TERMINATION_GRACE_PERIOD_SECONDS,
-          containers: [postgresContainer(db, spec)],
+          containers: [postgresContainer(instance)],
           volumes: [
             {
               name: 'config',
@@ -150,7 +148,7 @@ export function statefulSet(db: SampleDbObject, defaults: OperatorDefaults = {})
         {
           apiVersion: 'v1',
           kind: 'PersistentVolumeClaim',
-          metadata: { name: names.dataVolumeClaimTemplate, labels: labelsFor(db, 'database') },
+          metadata: { name: names.dataVolumeClaimTemplate, labels: { ...instance.labels.database } },
           spec: {
             accessModes: ['ReadWriteOnce'],
             resources: { requests: { storage: spec.storage.size } },

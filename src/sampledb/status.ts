@@ -17,21 +17,12 @@ import {
   type FieldError,
   type Phase,
   REASONS,
-  resolveSampleDbSpec,
   SAMPLEDB_CONDITIONS,
-  type SampleDbObject,
   type SampleDbStatus,
 } from '../api/index.ts';
 import { type Condition, type ConditionInput, mergeConditions } from '../runtime/conditions.ts';
-import { endpointString } from './connection.ts';
-import {
-  credentialsSecretName,
-  PASSWORD_KEY,
-  USERNAME_KEY,
-  usesGeneratedCredentials,
-} from './credentials.ts';
-import { nameOf } from './meta.ts';
-import { namesFor } from './names.ts';
+import { PASSWORD_KEY, USERNAME_KEY } from './credentials.ts';
+import { endpointString, type SampleDbInstance } from './instance.ts';
 import { postgresConfig } from './postgres-config.ts';
 
 /** What the reconciler observed; anything absent was not found. */
@@ -63,10 +54,10 @@ const failed = (reason: string, message: string): Check => ({ ok: false, reason,
 const hasKey = (secret: V1Secret | undefined, key: string) =>
   Boolean(secret?.data?.[key] ?? secret?.stringData?.[key]);
 
-function checkCredentials(db: SampleDbObject, secret: V1Secret | undefined): Check | undefined {
-  const name = credentialsSecretName(db);
+function checkCredentials(instance: SampleDbInstance, secret: V1Secret | undefined): Check | undefined {
+  const name = instance.credentials.secretName;
   if (!secret) {
-    return usesGeneratedCredentials(db)
+    return instance.credentials.generated
       ? notYet(REASONS.credentialsPending, `Creating the credentials Secret ${name}.`)
       : notYet(
           REASONS.credentialsSecretNotFound,
@@ -83,8 +74,8 @@ function checkCredentials(db: SampleDbObject, secret: V1Secret | undefined): Che
   return undefined;
 }
 
-function checkInitSql(db: SampleDbObject, configMap: V1ConfigMap | undefined): Check | undefined {
-  const initSql = resolveSampleDbSpec(db.spec).bootstrap.initSQL;
+function checkInitSql(instance: SampleDbInstance, configMap: V1ConfigMap | undefined): Check | undefined {
+  const initSql = instance.spec.bootstrap.initSQL;
   if (!initSql) return undefined;
   if (!configMap) {
     return notYet(
@@ -126,8 +117,7 @@ export function reportedServerVersion(initJobPods: readonly V1Pod[] | undefined)
   return undefined;
 }
 
-function checkDatabasePod(db: SampleDbObject, observed: ObservedChildren): Check {
-  const names = namesFor(nameOf(db));
+function checkDatabasePod({ names }: SampleDbInstance, observed: ObservedChildren): Check {
   const sts = observed.statefulSet;
   if (!sts) return notYet(REASONS.statefulSetPending, `Creating StatefulSet ${names.statefulSet}.`);
   if ((sts.status?.readyReplicas ?? 0) >= 1) {
@@ -170,8 +160,8 @@ function jobCondition(job: V1Job, type: string) {
   return job.status?.conditions?.find((c) => c.type === type && c.status === 'True');
 }
 
-function checkInitJob(db: SampleDbObject, observed: ObservedChildren): Check {
-  const name = namesFor(nameOf(db)).initJob;
+function checkInitJob(instance: SampleDbInstance, observed: ObservedChildren): Check {
+  const name = instance.names.initJob;
   const job = observed.initJob;
   if (!job)
     return notYet(REASONS.initJobPending, `Job ${name} will initialize the database once it is provisioned.`);
@@ -217,13 +207,14 @@ const toInput = (type: string, check: Check, generation: number | undefined): Co
 });
 
 export function sampleDbStatus(
-  db: SampleDbObject,
+  instance: SampleDbInstance,
   observed: ObservedChildren,
   now: Date = new Date(),
 ): SampleDbStatus {
+  const db = instance.object;
   const generation = db.metadata.generation;
   const previous = (db.status?.conditions ?? []) as Condition[];
-  const base = { observedGeneration: generation, endpoint: endpointString(db) };
+  const base = { observedGeneration: generation, endpoint: endpointString(instance) };
 
   if (observed.specErrors && observed.specErrors.length > 0) {
     const message = `The spec is invalid: ${observed.specErrors.map((e) => `${e.field}: ${e.message}`).join('; ')}. Fix the SampleDB spec.`;
@@ -236,7 +227,7 @@ export function sampleDbStatus(
     };
   }
 
-  const spec = resolveSampleDbSpec(db.spec);
+  const { spec } = instance;
   const rejected = postgresConfig(spec).rejected;
   const configured =
     rejected.length === 0
@@ -247,9 +238,10 @@ export function sampleDbStatus(
         );
 
   const inputProblem =
-    checkCredentials(db, observed.credentialsSecret) ?? checkInitSql(db, observed.initSqlConfigMap);
-  const provisioned = inputProblem ?? checkDatabasePod(db, observed);
-  const initialized = inputProblem ?? checkInitJob(db, observed);
+    checkCredentials(instance, observed.credentialsSecret) ??
+    checkInitSql(instance, observed.initSqlConfigMap);
+  const provisioned = inputProblem ?? checkDatabasePod(instance, observed);
+  const initialized = inputProblem ?? checkInitJob(instance, observed);
   const updating = provisioned.ok && initialized.ok && rolloutInProgress(observed.statefulSet);
   const deleting = Boolean(db.metadata.deletionTimestamp);
 
@@ -262,7 +254,7 @@ export function sampleDbStatus(
       REASONS.rollingOut,
       'A spec change is rolling out; the pod restarts with the new settings.',
     );
-  else ready = ok(REASONS.ready, `PostgreSQL accepts connections at ${endpointString(db)}.`);
+  else ready = ok(REASONS.ready, `PostgreSQL accepts connections at ${endpointString(instance)}.`);
 
   let phase: Phase;
   if (deleting) phase = 'Deleting';
@@ -293,6 +285,6 @@ export function sampleDbStatus(
             reportedServerVersion(observed.initJobPods) ?? db.status?.currentVersion ?? spec.version,
         }
       : {}),
-    ...(observed.bindingSecret ? { binding: { name: namesFor(nameOf(db)).bindingSecret } } : {}),
+    ...(observed.bindingSecret ? { binding: { name: instance.names.bindingSecret } } : {}),
   };
 }

@@ -9,15 +9,12 @@ import {
   KINDS,
   LABELS,
   REASONS,
-  resolveSampleDbSpec,
   SAMPLEDB_CONDITIONS,
   type SampleDbBackupObject,
   type SampleDbObject,
 } from '../../api/index.ts';
 import { findCondition, isStatus, type KubeObject } from '../../runtime/index.ts';
-import { backupClaimName } from '../backup-job.ts';
-import { credentialsSecretName, usesGeneratedCredentials } from '../credentials.ts';
-import { labelsFor, nameOf } from '../meta.ts';
+import type { SampleDbInstance } from '../instance.ts';
 import { boundedName } from '../names.ts';
 import {
   PODS,
@@ -42,12 +39,12 @@ interface VolumeSnapshot extends KubeObject {
 
 const uidPrefix = (db: SampleDbObject) => (db.metadata.uid ?? '').slice(0, 8);
 
-export function finalBackupName(db: SampleDbObject, attempt: number): string {
-  return boundedName(nameOf(db), `final-${uidPrefix(db)}-${attempt}`);
+export function finalBackupName(instance: SampleDbInstance, attempt: number): string {
+  return boundedName(instance.name, `final-${uidPrefix(instance.object)}-${attempt}`);
 }
 
-export function finalSnapshotName(db: SampleDbObject, pvcName: string): string {
-  return boundedName(pvcName, `final-${uidPrefix(db)}`);
+export function finalSnapshotName(instance: SampleDbInstance, pvcName: string): string {
+  return boundedName(pvcName, `final-${uidPrefix(instance.object)}`);
 }
 
 /** A usable VolumeSnapshotClass: the default one, else the only one; none when the API is not served. */
@@ -61,12 +58,12 @@ function snapshotClass(ctx: StepContext): string | undefined {
 }
 
 export function observeDeletion(ctx: StepContext): DeletionObservation {
-  const { db, namespace, names, view } = ctx;
-  const spec = resolveSampleDbSpec(db.spec);
+  const { db, instance, view } = ctx;
+  const { namespace, names, spec } = instance;
   const uid = db.metadata.uid ?? '';
   const dataVolumes = view
     .list<V1PersistentVolumeClaim & KubeObject>(PVCS, namespace, {
-      [LABELS.instance]: nameOf(db),
+      [LABELS.instance]: instance.name,
       [LABELS.component]: 'database',
     })
     .map((pvc) => ({
@@ -96,7 +93,7 @@ export function observeDeletion(ctx: StepContext): DeletionObservation {
       };
     });
   const sts = view.get<V1StatefulSet & KubeObject>(STATEFULSETS, namespace, names.statefulSet);
-  const ownBackupVolume = db.spec.backup?.volume?.claimName
+  const ownBackupVolume = !instance.backupClaim.operatorOwned
     ? undefined
     : view.get<V1PersistentVolumeClaim & KubeObject>(PVCS, namespace, names.backupPvc);
   const snapshotClassName = snapshotClass(ctx);
@@ -117,35 +114,36 @@ export function observeDeletion(ctx: StepContext): DeletionObservation {
         }
       : {}),
     backupObjects: allBackups
-      .filter((b) => b.spec?.sampleDB?.name === nameOf(db) && !b.metadata.deletionTimestamp)
+      .filter((b) => b.spec?.sampleDB?.name === instance.name && !b.metadata.deletionTimestamp)
       .map((b) => b.metadata.name ?? ''),
     now: ctx.now(),
   };
 }
 
-function finalBackup(db: SampleDbObject, attempt: number): SampleDbBackupObject {
+function finalBackup(instance: SampleDbInstance, attempt: number): SampleDbBackupObject {
+  const db = instance.object;
   return {
     apiVersion: API_VERSION,
     kind: KINDS.sampleDbBackup,
     metadata: {
-      name: finalBackupName(db, attempt),
-      namespace: db.metadata.namespace,
+      name: finalBackupName(instance, attempt),
+      namespace: instance.namespace,
       // No owner reference: the record of the final backup must outlive the SampleDB.
-      labels: { ...labelsFor(db, 'backup'), [LABELS.finalForUid]: db.metadata.uid ?? '' },
+      labels: { ...instance.labels.backup, [LABELS.finalForUid]: db.metadata.uid ?? '' },
       annotations: { [ANNOTATIONS.attempt]: String(attempt) },
     },
-    spec: { sampleDB: { name: nameOf(db) }, method: 'pg_dump' },
+    spec: { sampleDB: { name: instance.name }, method: 'pg_dump' },
   };
 }
 
-function volumeSnapshot(db: SampleDbObject, pvcName: string, className: string): VolumeSnapshot {
+function volumeSnapshot(instance: SampleDbInstance, pvcName: string, className: string): VolumeSnapshot {
   return {
     apiVersion: 'snapshot.storage.k8s.io/v1',
     kind: 'VolumeSnapshot',
     metadata: {
-      name: finalSnapshotName(db, pvcName),
-      namespace: db.metadata.namespace,
-      labels: { ...labelsFor(db, 'backup'), [LABELS.finalForUid]: db.metadata.uid ?? '' },
+      name: finalSnapshotName(instance, pvcName),
+      namespace: instance.namespace,
+      labels: { ...instance.labels.backup, [LABELS.finalForUid]: instance.object.metadata.uid ?? '' },
     },
     spec: { volumeSnapshotClassName: className, source: { persistentVolumeClaimName: pvcName } },
   };
@@ -163,21 +161,22 @@ async function createOnce(ctx: StepContext, rt: typeof PVCS, obj: KubeObject): P
 type Outcome = 'again' | 'wait' | 'finished';
 
 async function execute(ctx: StepContext, action: DeletionAction): Promise<Outcome> {
-  const { db, namespace, client } = ctx;
+  const { db, instance, client } = ctx;
+  const { namespace } = instance;
   const ref = (name: string) => ({ namespace, name });
   switch (action.kind) {
     case 'create-snapshot':
-      await createOnce(ctx, VOLUME_SNAPSHOTS, volumeSnapshot(db, action.pvcName, action.className));
+      await createOnce(ctx, VOLUME_SNAPSHOTS, volumeSnapshot(instance, action.pvcName, action.className));
       ctx.log.info({ pvc: action.pvcName }, 'final VolumeSnapshot requested');
       return 'again';
     case 'create-backup':
       // The backup is written to the backup volume; make sure there is one even if backups were never configured.
-      await ensureBackupVolume(db, ctx.view, client);
-      await createOnce(ctx, SAMPLEDB_BACKUPS, finalBackup(db, action.attempt));
+      await ensureBackupVolume(instance, ctx.view, client);
+      await createOnce(ctx, SAMPLEDB_BACKUPS, finalBackup(instance, action.attempt));
       ctx.log.info({ attempt: action.attempt }, 'final backup requested');
       return 'again';
     case 'delete-statefulset':
-      await client.delete(STATEFULSETS, ref(ctx.names.statefulSet), { propagationPolicy: 'Background' });
+      await client.delete(STATEFULSETS, ref(instance.names.statefulSet), { propagationPolicy: 'Background' });
       return 'again';
     case 'delete-data-volumes':
       for (const name of action.names) await client.delete(PVCS, ref(name));
@@ -187,11 +186,11 @@ async function execute(ctx: StepContext, action: DeletionAction): Promise<Outcom
       // The generated password is the only one the retained data accepts: keep its Secret too (no owner, so the
       // garbage collector leaves it), and a new SampleDB of the same name opens the volume with it. First, so the
       // plan's observation (volumes orphaned) implies it.
-      if (usesGeneratedCredentials(db)) {
+      if (instance.credentials.generated) {
         try {
           await client.patch(
             SECRETS,
-            ref(credentialsSecretName(db)),
+            ref(instance.credentials.secretName),
             { metadata: { ownerReferences: null, labels: { [LABELS.orphaned]: 'true' } } },
             'merge',
           );
@@ -222,13 +221,13 @@ function reportProgress(ctx: StepContext, plan: DeletionPlan): void {
   const { next } = plan;
   const set = (status: 'True' | 'False', reason: string, message: string) =>
     ctx.conditions.push({ type: SAMPLEDB_CONDITIONS.deletionProtected, status, reason, message });
-  const policy = resolveSampleDbSpec(ctx.db.spec).deletion.policy;
+  const policy = ctx.instance.spec.deletion.policy;
   if (plan.protected) {
     const how =
       plan.method === 'snapshot'
         ? 'the final VolumeSnapshots are ready'
         : plan.method === 'backup'
-          ? `the final backup completed on PersistentVolumeClaim ${backupClaimName(ctx.db)}`
+          ? `the final backup completed on PersistentVolumeClaim ${ctx.instance.backupClaim.name}`
           : policy === 'Snapshot'
             ? 'there was no data volume to protect'
             : `deletion.policy is ${policy}`;

@@ -17,7 +17,8 @@ import type { Step } from './context.ts';
 export const scheduleBackups: Step = {
   name: 'backup-schedule',
   async run(ctx) {
-    const { db, namespace, view, client } = ctx;
+    const { instance, db, view, client } = ctx;
+    const { namespace } = instance;
     const now = ctx.now();
     const schedule = db.spec.backup?.schedule;
     const hadCondition = db.status?.conditions?.some((c) => c.type === SAMPLEDB_CONDITIONS.backupScheduled);
@@ -31,7 +32,7 @@ export const scheduleBackups: Step = {
         });
       return undefined;
     }
-    const ready = sampleDbStatus(db, ctx.observed, now).phase === 'Ready';
+    const ready = sampleDbStatus(instance, ctx.observed, now).phase === 'Ready';
     const backups = view.list<SampleDbBackupObject>(SAMPLEDB_BACKUPS, namespace);
     const decision = decideSchedule({ db, ready, backups, now });
     const zone = db.spec.backup?.timezone ?? 'UTC';
@@ -66,7 +67,7 @@ export const scheduleBackups: Step = {
       try {
         await client.create(
           SAMPLEDB_BACKUPS,
-          scheduledBackup(db, decision.due.name, decision.due.at) as never,
+          scheduledBackup(instance, decision.due.name, decision.due.at) as never,
         );
         ctx.log.info(
           { backup: decision.due.name, slot: decision.due.at.toISOString() },

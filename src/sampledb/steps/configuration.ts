@@ -8,7 +8,7 @@ import type { Step } from './context.ts';
 export const applyConfig: Step = {
   name: 'config',
   async run(ctx) {
-    await ctx.client.apply(CONFIGMAPS, postgresConfigMap(ctx.db) as never);
+    await ctx.client.apply(CONFIGMAPS, postgresConfigMap(ctx.instance) as never);
     return undefined;
   },
 };
@@ -16,8 +16,8 @@ export const applyConfig: Step = {
 export const applyServices: Step = {
   name: 'services',
   async run(ctx) {
-    await ctx.client.apply(SERVICES, headlessService(ctx.db) as never);
-    await ctx.client.apply(SERVICES, clientService(ctx.db) as never);
+    await ctx.client.apply(SERVICES, headlessService(ctx.instance) as never);
+    await ctx.client.apply(SERVICES, clientService(ctx.instance) as never);
     return undefined;
   },
 };

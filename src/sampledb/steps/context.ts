@@ -11,7 +11,7 @@ import {
   type Logger,
   type ResourceType,
 } from '../../runtime/index.ts';
-import type { SampleDbNames } from '../names.ts';
+import type { SampleDbInstance } from '../instance.ts';
 import type { ObservedChildren } from '../status.ts';
 
 /** Reads from the informer cache only: a step never asks the apiserver what the watches already told us. */
@@ -54,15 +54,15 @@ export interface SampleDbDeps {
 }
 
 export interface StepContext {
+  /** The SampleDB resolved once for this reconcile (spec with defaults, names, labels, endpoint). */
+  instance: SampleDbInstance;
+  /** The SampleDB as last written (the finalizer step replaces it). */
   db: SampleDbObject;
-  namespace: string;
-  names: SampleDbNames;
   client: Client;
   view: ClusterView;
   log: Logger;
   signal: AbortSignal;
   now: () => Date;
-  defaults: OperatorDefaults;
   /** Filled in by the steps, read by the status step. */
   observed: ObservedChildren;
   /** Conditions beyond the ones status.ts derives (StorageResized, DeletionProtected, ...). */

@@ -1,20 +1,22 @@
 // The credentials Secret: created once, never re-applied (re-applying could rotate the password under a running
 // database), or the user's own Secret, which must exist before anything that reads it is created.
 import type { V1ConfigMap, V1Secret } from '@kubernetes/client-node';
-import { LABELS, resolveSampleDbSpec } from '../../api/index.ts';
+import { LABELS } from '../../api/index.ts';
 import { isStatus } from '../../runtime/index.ts';
-import { credentialsSecret, credentialsSecretName, usesGeneratedCredentials } from '../credentials.ts';
+import { credentialsSecret } from '../credentials.ts';
 import { CONFIGMAPS, SECRETS } from '../resources.ts';
 import { halt, type Step } from './context.ts';
 
 export const ensureCredentials: Step = {
   name: 'credentials',
   async run(ctx) {
-    const { db, namespace, view, client } = ctx;
-    const name = credentialsSecretName(db);
+    const { instance, view, client } = ctx;
+    const { namespace } = instance;
+    const name = instance.credentials.secretName;
+    const generated = instance.credentials.generated;
     let secret = view.get<V1Secret & { metadata: object }>(SECRETS, namespace, name);
-    if (!secret && usesGeneratedCredentials(db)) {
-      const desired = credentialsSecret(db, undefined);
+    if (!secret && generated) {
+      const desired = credentialsSecret(instance, undefined);
       if (desired) {
         try {
           secret = (await client.create(SECRETS, desired as never)) as never;
@@ -24,11 +26,7 @@ export const ensureCredentials: Step = {
           throw err;
         }
       }
-    } else if (
-      secret &&
-      usesGeneratedCredentials(db) &&
-      secret.metadata.labels?.[LABELS.orphaned] === 'true'
-    ) {
+    } else if (secret && generated && secret.metadata.labels?.[LABELS.orphaned] === 'true') {
       // Kept by an earlier SampleDB of this name deleted under policy Retain, with the data volume its password
       // opens: adopt it as it is (the password must not change).
       secret = (await client.patch(
@@ -36,19 +34,20 @@ export const ensureCredentials: Step = {
         { namespace, name },
         {
           metadata: {
-            ownerReferences: credentialsSecret(db, secret as V1Secret)?.metadata?.ownerReferences ?? null,
+            ownerReferences:
+              credentialsSecret(instance, secret as V1Secret)?.metadata?.ownerReferences ?? null,
             labels: { [LABELS.orphaned]: null },
           },
         },
         'merge',
       )) as never;
-    } else if (secret && usesGeneratedCredentials(db) && !secret.data?.password) {
+    } else if (secret && generated && !secret.data?.password) {
       // An emptied password is no password: the one case where one is generated into the existing Secret.
-      const desired = credentialsSecret(db, secret as V1Secret);
+      const desired = credentialsSecret(instance, secret as V1Secret);
       if (desired) secret = (await client.apply(SECRETS, desired as never)) as never;
     }
     ctx.observed.credentialsSecret = secret;
-    const initSql = resolveSampleDbSpec(db.spec).bootstrap.initSQL;
+    const initSql = instance.spec.bootstrap.initSQL;
     if (initSql)
       ctx.observed.initSqlConfigMap = view.get<V1ConfigMap & { metadata: object }>(
         CONFIGMAPS,

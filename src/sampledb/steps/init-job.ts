@@ -1,12 +1,7 @@
 // The init Job: created once the database pod is ready (never re-applied: a Job's pod template is immutable, and a
 // finished Job is the record that initialization happened). With bootstrap.fromBackup it restores that backup.
 import type { V1Job, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
-import {
-  REASONS,
-  resolveSampleDbSpec,
-  SAMPLEDB_CONDITIONS,
-  type SampleDbBackupObject,
-} from '../../api/index.ts';
+import { REASONS, SAMPLEDB_CONDITIONS, type SampleDbBackupObject } from '../../api/index.ts';
 import { initJob, type RestoreSource } from '../init-job.ts';
 import { JOBS, PODS, SAMPLEDB_BACKUPS } from '../resources.ts';
 import type { Step, StepContext } from './context.ts';
@@ -59,7 +54,7 @@ function initPrerequisites(ctx: StepContext): boolean {
   const sts = observed.statefulSet as V1StatefulSet | undefined;
   if ((sts?.status?.readyReplicas ?? 0) < 1) return false;
   if (!observed.credentialsSecret) return false;
-  const initSql = resolveSampleDbSpec(ctx.db.spec).bootstrap.initSQL;
+  const initSql = ctx.instance.spec.bootstrap.initSQL;
   if (initSql && observed.initSqlConfigMap?.data?.[initSql.key] === undefined) return false;
   return true;
 }
@@ -67,7 +62,8 @@ function initPrerequisites(ctx: StepContext): boolean {
 export const ensureInitJob: Step = {
   name: 'init-job',
   async run(ctx) {
-    const { db, namespace, names, view, client } = ctx;
+    const { instance, view, client } = ctx;
+    const { namespace, names } = instance;
     const existing = view.get<V1Job & { metadata: object }>(JOBS, namespace, names.initJob);
     if (existing) {
       ctx.observed.initJob = existing;
@@ -76,7 +72,7 @@ export const ensureInitJob: Step = {
     }
     if (!initPrerequisites(ctx)) return undefined;
     let restore: RestoreSource | undefined;
-    const fromBackup = db.spec.bootstrap?.fromBackup?.name;
+    const fromBackup = instance.spec.bootstrap.fromBackup?.name;
     if (fromBackup) {
       const resolved = resolveRestoreSource(fromBackup, view.get(SAMPLEDB_BACKUPS, namespace, fromBackup));
       if (!resolved.ok) {
@@ -92,7 +88,7 @@ export const ensureInitJob: Step = {
     }
     ctx.observed.initJob = await client.apply<V1Job & { metadata: object }>(
       JOBS,
-      initJob(db, restore, ctx.defaults) as never,
+      initJob(instance, restore) as never,
     );
     return undefined;
   },

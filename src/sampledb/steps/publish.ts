@@ -7,12 +7,12 @@ import type { Step } from './context.ts';
 export const publishConnection: Step = {
   name: 'publish',
   async run(ctx) {
-    await ctx.client.apply(CONFIGMAPS, connectionConfigMap(ctx.db) as never);
+    await ctx.client.apply(CONFIGMAPS, connectionConfigMap(ctx.instance) as never);
     const credentials = readCredentials(ctx.observed.credentialsSecret);
     if (credentials) {
       ctx.observed.bindingSecret = (await ctx.client.apply(
         SECRETS,
-        bindingSecret(ctx.db, credentials.password) as never,
+        bindingSecret(ctx.instance, credentials.password) as never,
       )) as never;
     }
     return undefined;

@@ -1,7 +1,7 @@
 // Storage growth: the data PVC is patched when its StorageClass allows expansion; otherwise a condition says why the
 // volume stays as it is and what to do instead.
 import type { V1PersistentVolumeClaim, V1StorageClass } from '@kubernetes/client-node';
-import { compareQuantities, REASONS, resolveSampleDbSpec, SAMPLEDB_CONDITIONS } from '../../api/index.ts';
+import { compareQuantities, REASONS, SAMPLEDB_CONDITIONS } from '../../api/index.ts';
 import { PVCS, STORAGE_CLASSES } from '../resources.ts';
 import type { Step } from './context.ts';
 
@@ -38,13 +38,13 @@ export const growStorage: Step = {
   name: 'storage',
   async run(ctx) {
     const pvc = ctx.observed.dataPvc;
-    const wanted = resolveSampleDbSpec(ctx.db.spec).storage.size;
+    const wanted = ctx.instance.spec.storage.size;
     const className = pvc?.spec?.storageClassName;
     const storageClass = className
       ? ctx.view.get<V1StorageClass & { metadata: object }>(STORAGE_CLASSES, '', className)
       : undefined;
     const decision = decideStorage(pvc, wanted, storageClass);
-    const name = ctx.names.dataPvc;
+    const name = ctx.instance.names.dataPvc;
     const generation = ctx.db.metadata.generation;
     const condition = (status: 'True' | 'False', reason: string, message: string) =>
       ctx.conditions.push({
@@ -58,7 +58,7 @@ export const growStorage: Step = {
       case 'expand':
         ctx.observed.dataPvc = (await ctx.client.patch(
           PVCS,
-          { namespace: ctx.namespace, name },
+          { namespace: ctx.instance.namespace, name },
           { spec: { resources: { requests: { storage: decision.to } } } },
           'merge',
         )) as never;

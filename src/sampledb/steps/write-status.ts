@@ -33,14 +33,14 @@ export function lastCompletedBackup(
 
 export function computeStatus(ctx: StepContext): SampleDbStatus {
   const now = ctx.now();
-  const base = sampleDbStatus(ctx.db, ctx.observed, now);
+  const base = sampleDbStatus({ ...ctx.instance, object: ctx.db }, ctx.observed, now);
   const conditions = mergeConditions(
     base.conditions as Condition[],
     [...ctx.conditions, ...ctx.overrides],
     now,
   );
-  const backups = ctx.view.list<SampleDbBackupObject>(SAMPLEDB_BACKUPS, ctx.namespace);
-  const lastBackup = lastCompletedBackup(ctx.names.statefulSet, backups) ?? ctx.db.status?.lastBackup;
+  const backups = ctx.view.list<SampleDbBackupObject>(SAMPLEDB_BACKUPS, ctx.instance.namespace);
+  const lastBackup = lastCompletedBackup(ctx.instance.name, backups) ?? ctx.db.status?.lastBackup;
   return { ...base, conditions, ...(lastBackup ? { lastBackup } : {}) };
 }
 

@@ -79,7 +79,7 @@ describe('SampleDb component', () => {
     assert.deepEqual(await resolveDeep(result), {
       name: 'orders',
       namespace: 'shop',
-      host: 'orders.shop.svc.cluster.local',
+      host: 'orders.shop.svc',
       port: 6432,
       bindingSecretName: 'orders-binding',
       connectionConfigMapName: 'orders-connection',

@@ -17,6 +17,7 @@ import {
   scheduledBackup,
   scheduledBackupName,
 } from '../../../src/sampledb/backup-schedule.ts';
+import { resolveInstance } from '../../../src/sampledb/instance.ts';
 import { sampleDb } from '../../support/sampledb.ts';
 
 const CREATED = '2026-01-01T00:00:00Z';
@@ -51,7 +52,11 @@ function scheduled(decision: ScheduleDecision) {
 
 /** A scheduled backup of `orders` for `slot`, as the step creates it. */
 const taken = (slot: string) => {
-  const b = scheduledBackup(db({ schedule: '@daily' }), scheduledBackupName('orders', at(slot)), at(slot));
+  const b = scheduledBackup(
+    resolveInstance(db({ schedule: '@daily' })),
+    scheduledBackupName('orders', at(slot)),
+    at(slot),
+  );
   return b;
 };
 
@@ -190,7 +195,11 @@ describe('decideSchedule: cron, macros and time zones', () => {
 
 describe('scheduledBackup', () => {
   it('is named after the slot in UTC, labelled as scheduled and not owned by the SampleDB', () => {
-    const b = scheduledBackup(db({ schedule: '@daily' }), 'orders-202602100300', at('2026-02-10T03:00:00Z'));
+    const b = scheduledBackup(
+      resolveInstance(db({ schedule: '@daily' })),
+      'orders-202602100300',
+      at('2026-02-10T03:00:00Z'),
+    );
     assert.equal(b.metadata.name, 'orders-202602100300');
     assert.equal(b.metadata.namespace, 'shop');
     assert.equal(b.metadata.labels?.[LABELS.trigger], TRIGGER_SCHEDULE);
