@@ -1,12 +1,31 @@
-/** Descriptor of an API resource plus the object-key helpers the cache and queue share. */
-export interface ResourceType {
+/**
+ * Descriptor of an API resource plus the object-key helpers the cache and queue share. `T` is the type of the
+ * resource's objects (a `V1Job`, a custom resource's interface): the client's reads and writes through a typed
+ * descriptor are typed by it, so no call site casts.
+ */
+export interface ResourceType<T extends Writable = Writable> {
   /** '' for the core group. */
   readonly group: string;
   readonly version: string;
   readonly plural: string;
   readonly kind: string;
   readonly namespaced: boolean;
+  /** Never set: it only carries `T`. */
+  readonly objectType?: T;
 }
+
+/**
+ * What the client needs of an object it writes: any typed Kubernetes object (the `V1*` types of
+ * @kubernetes/client-node included, whose metadata is optional), routed by its name and namespace.
+ */
+export interface Writable {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: { name?: string; namespace?: string };
+}
+
+/** An object as the apiserver returns it and the cache holds it: `T` with its metadata. */
+export type Stored<T extends Writable = Writable> = T & KubeObject;
 
 export interface OwnerReference {
   apiVersion: string;

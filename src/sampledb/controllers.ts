@@ -9,7 +9,7 @@ import {
   type SampleDbObject,
 } from '../api/index.ts';
 import type { KubeObject, Manager, ObjectRef } from '../runtime/index.ts';
-import { SampleDbBackupReconciler } from './backup-reconciler.ts';
+import { SampleDbBackupReconciler } from './backup/reconciler.ts';
 import { credentialsSecretOf } from './instance.ts';
 import { SampleDbReconciler } from './reconciler.ts';
 import {

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import type { SampleDbBackupObject } from '../../../src/api/index.ts';
 import { settingsFrom } from '../../../src/main.ts';
-import { backupOutcome } from '../../../src/sampledb/backup-status.ts';
+import { backupOutcome } from '../../../src/sampledb/backup/status.ts';
 import { resolveInstance } from '../../../src/sampledb/instance.ts';
 import { parseBackupLocation, resolveRestoreSource } from '../../../src/sampledb/steps/init-job.ts';
 import { decideStorage } from '../../../src/sampledb/steps/storage.ts';

@@ -1,10 +1,18 @@
-// SampleDBBackup status from its Job and the Job's pods: pure. Success is only ever what the backup container itself
-// reported in its termination message (size and sha256 of the dump it wrote); a Job that "succeeded" without that
-// report is a failed backup, never a completed one.
+// SampleDBBackup status from what the backup steps observed (its SampleDB, its Job and the Job's pods): pure.
+// Success is only ever what the backup container itself reported in its termination message (size and sha256 of the
+// dump it wrote); a Job that "succeeded" without that report is a failed backup, never a completed one.
 import type { V1ContainerStatus, V1Job, V1Pod } from '@kubernetes/client-node';
-import { BACKUP_CONDITIONS, CONTAINERS, REASONS, type SampleDbBackupStatus } from '../api/index.ts';
-import { type Condition, mergeConditions } from '../runtime/index.ts';
-import { parseBackupResult } from './scripts/backup.ts';
+import {
+  BACKUP_CONDITIONS,
+  CONTAINERS,
+  REASONS,
+  type SampleDbBackupObject,
+  type SampleDbBackupStatus,
+} from '../../api/index.ts';
+import { type Condition, mergeConditions } from '../../runtime/index.ts';
+import { backupLocation } from '../backup-job.ts';
+import { parseBackupResult } from '../scripts/backup.ts';
+import type { BackupObservation } from './steps.ts';
 
 const byCreation = (a: V1Pod, b: V1Pod) =>
   String(a.metadata?.creationTimestamp ?? '').localeCompare(String(b.metadata?.creationTimestamp ?? ''));
@@ -153,4 +161,51 @@ export function backupStatus(
         ),
       };
   }
+}
+
+function pending(previous: SampleDbBackupStatus | undefined, reason: string, message: string, now: Date) {
+  return {
+    ...previous,
+    phase: 'Pending' as const,
+    message,
+    conditions: mergeConditions(
+      (previous?.conditions ?? []) as Condition[],
+      [{ type: BACKUP_CONDITIONS.completed, status: 'False', reason, message }],
+      now,
+    ),
+  };
+}
+
+/** The status for what the backup steps observed. */
+export function backupStatusFor(
+  backup: SampleDbBackupObject,
+  observed: BackupObservation,
+  now: Date,
+): SampleDbBackupStatus {
+  const dbName = backup.spec.sampleDB.name;
+  const { instance, job } = observed;
+  if (!instance)
+    return pending(
+      backup.status,
+      REASONS.sampleDbNotFound,
+      `SampleDB ${dbName} was not found in this namespace.`,
+      now,
+    );
+  if (!job)
+    return pending(
+      backup.status,
+      REASONS.databaseNotReady,
+      `Waiting for SampleDB ${dbName} to accept connections before pg_dump can run.`,
+      now,
+    );
+  const outcome: BackupOutcome = observed.started
+    ? { phase: 'Running' }
+    : backupOutcome(job, observed.pods ?? []);
+  return backupStatus(
+    backup.status,
+    outcome,
+    backupLocation(instance, backup.metadata.name ?? ''),
+    backup.metadata.generation,
+    now,
+  );
 }
