@@ -27,36 +27,10 @@ export interface Writable {
 /** An object as the apiserver returns it and the cache holds it: `T` with its metadata. */
 export type Stored<T extends Writable = Writable> = T & KubeObject;
 
-export interface OwnerReference {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-  controller?: boolean;
-  blockOwnerDeletion?: boolean;
-}
+// The one Kubernetes object type (src/api/kube-object.ts imports nothing and knows nothing of SampleDB).
+import type { KubeObject } from '../api/kube-object.ts';
 
-export interface ObjectMeta {
-  name?: string;
-  generateName?: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  creationTimestamp?: string;
-  deletionTimestamp?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  finalizers?: string[];
-  ownerReferences?: OwnerReference[];
-  managedFields?: unknown[];
-}
-
-export interface KubeObject {
-  apiVersion?: string;
-  kind?: string;
-  metadata: ObjectMeta;
-}
+export type { KubeObject, ObjectMeta, OwnerReference } from '../api/kube-object.ts';
 
 export interface ObjectRef {
   namespace: string;
