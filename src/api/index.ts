@@ -3,6 +3,7 @@ export * from './conditions.ts';
 export * from './crd.ts';
 export * from './defaults.ts';
 export * from './identity.ts';
+export * from './kube-object.ts';
 export * from './permissions.ts';
 export * from './quantity.ts';
 export * from './sampledb.ts';

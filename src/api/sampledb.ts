@@ -9,7 +9,6 @@ import { compareQuantities, parseQuantity } from './quantity.ts';
 import { ConditionList, ObjectName, Quantity, StringEnum, StringMap, withRules } from './schema-kit.ts';
 
 export { API_VERSION, GROUP, VERSION } from './identity.ts';
-export type { KubeObject, ObjectMeta, OwnerReference } from './kube-object.ts';
 
 /** PostgreSQL major versions this operator knows how to run and upgrade between. */
 export const SUPPORTED_MAJOR_VERSIONS = [14, 15, 16, 17, 18] as const;
