@@ -1,17 +1,18 @@
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import {
-  DEFAULT_IMAGE_REPOSITORY,
   type FieldError,
   imageRepositoryProblem,
+  type LogLevel,
+  OPERATOR_SETTINGS,
+  POD_IDENTITY_ENV,
   parseQuantity,
+  renderOperatorSettings,
   ValidationError,
 } from '../api/index.ts';
 import { SampleDbDeletionProtection } from './deletion-protection.ts';
 import { OPERATOR_NAME, operatorLabels, operatorSelector } from './labels.ts';
 import { OperatorRbac } from './rbac.ts';
-
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 export interface OperatorResources {
   readonly requests?: { readonly cpu?: string; readonly memory?: string };
@@ -69,13 +70,14 @@ export const OPERATOR_DEFAULTS = {
   name: OPERATOR_NAME,
   replicas: 2,
   leaderElection: true,
-  logLevel: 'info',
+  watchNamespaces: OPERATOR_SETTINGS.watchNamespaces.default,
+  logLevel: OPERATOR_SETTINGS.logLevel.default,
   imagePullPolicy: 'IfNotPresent',
   resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } },
-  metricsPort: 8080,
-  healthPort: 8081,
+  metricsPort: OPERATOR_SETTINGS.metricsPort.default,
+  healthPort: OPERATOR_SETTINGS.healthPort.default,
   deletionProtection: true,
-  postgresImageRepository: DEFAULT_IMAGE_REPOSITORY,
+  postgresImageRepository: OPERATOR_SETTINGS.postgresImageRepository.default,
 } as const;
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -191,21 +193,22 @@ export class SampleDbOperator extends Construct {
       name: this.name,
       namespace: this.namespace,
       serviceAccountName: this.name,
-      watchNamespaces: props.watchNamespaces ?? [],
+      watchNamespaces: props.watchNamespaces ?? d.watchNamespaces,
     });
 
     const env: k8s.EnvVar[] = [
-      { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
-      { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
-      { name: 'WATCH_NAMESPACES', value: (props.watchNamespaces ?? []).join(',') },
-      { name: 'LEADER_ELECTION', value: String(props.leaderElection ?? d.leaderElection) },
-      { name: 'LOG_LEVEL', value: props.logLevel ?? d.logLevel },
-      { name: 'METRICS_PORT', value: String(metricsPort) },
-      { name: 'HEALTH_PORT', value: String(healthPort) },
-      {
-        name: 'POSTGRES_IMAGE_REPOSITORY',
-        value: props.postgresImageRepository ?? d.postgresImageRepository,
-      },
+      ...Object.values(POD_IDENTITY_ENV).map(({ env: name, fieldPath }) => ({
+        name,
+        valueFrom: { fieldRef: { fieldPath } },
+      })),
+      ...renderOperatorSettings({
+        watchNamespaces: props.watchNamespaces ?? d.watchNamespaces,
+        leaderElection: props.leaderElection ?? d.leaderElection,
+        logLevel: props.logLevel ?? d.logLevel,
+        metricsPort,
+        healthPort,
+        postgresImageRepository: props.postgresImageRepository ?? d.postgresImageRepository,
+      }),
       ...(heapMiB ? [{ name: 'NODE_OPTIONS', value: `--max-old-space-size=${heapMiB}` }] : []),
     ];
 

@@ -4,13 +4,14 @@
 import {
   type FieldError,
   imageRepositoryProblem,
+  LOG_LEVELS,
+  type LogLevel,
   parseQuantity,
   type SampleDbSpec,
   ValidationError,
 } from '../api/index.ts';
-import { type LogLevel, OPERATOR_DEFAULTS, type OperatorResources } from '../constructs/index.ts';
+import { OPERATOR_DEFAULTS, type OperatorResources } from '../constructs/index.ts';
 
-export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 export const DEFAULT_PLATFORMS: readonly string[] = ['linux/amd64', 'linux/arm64'];
 export const DEFAULT_REPOSITORY = 'sampledb-operator';
 
