@@ -5,9 +5,18 @@
 // renders it): WATCH_NAMESPACES, LEADER_ELECTION, LOG_LEVEL, METRICS_PORT, HEALTH_PORT, POSTGRES_IMAGE_REPOSITORY,
 // POD_NAME and POD_NAMESPACE from the downward API, and KUBECONFIG outside a cluster.
 import { HttpMethod, KubeConfig } from '@kubernetes/client-node';
+import packageJson from '../package.json' with { type: 'json' };
 import { LEADER_ELECTION_LEASE, type OperatorSettings, parseOperatorSettings } from './api/index.ts';
-import { createLogger, HealthServer, isStatus, type Logger, Manager } from './runtime/index.ts';
+import {
+  createLogger,
+  describeError,
+  HealthServer,
+  isStatus,
+  type Logger,
+  Manager,
+} from './runtime/index.ts';
 import { registerSampleDbControllers } from './sampledb/controllers.ts';
+import { MANAGER } from './sampledb/meta.ts';
 import { SNAPSHOT_GROUP } from './sampledb/resources.ts';
 
 /** The controller's settings from its environment (the contract's parser, under the name the tests know). */
@@ -27,7 +36,10 @@ async function servesSnapshots(manager: Manager, log: Logger): Promise<boolean> 
     return true;
   } catch (err) {
     if (isStatus(err, 404)) return false;
-    log.warn({ err: String(err) }, 'could not discover the snapshot API; final backups will use pg_dump');
+    log.warn(
+      { err: describeError(err) },
+      'could not discover the snapshot API; final backups will use pg_dump',
+    );
     return false;
   }
 }
@@ -36,6 +48,10 @@ export async function runOperator(settings: OperatorSettings, logger: Logger): P
   const manager = new Manager({
     kubeConfig: kubeConfigFor(settings),
     logger,
+    // The runtime is generic; the operator names itself (its field manager must never change: server-side apply
+    // ownership of every field it wrote hangs on it).
+    fieldManager: MANAGER,
+    userAgent: `${MANAGER}/${packageJson.version}`,
     healthPort: settings.healthPort,
     namespaces: settings.namespaces,
     ...(settings.leaderElection
@@ -86,10 +102,7 @@ async function main(): Promise<void> {
     logger.info('sampledb-operator stopped');
     process.exit(0);
   } catch (err) {
-    logger.fatal(
-      { err: err instanceof Error ? (err.stack ?? err.message) : String(err) },
-      'sampledb-operator failed',
-    );
+    logger.fatal({ err: describeError(err, { stack: true }) }, 'sampledb-operator failed');
     process.exit(1);
   }
 }
