@@ -29,7 +29,9 @@ describe('cdk8s synth --output', () => {
     });
     assert.deepEqual((await readdir(out)).sort(), CHARTS);
     assert.match(await readFile(join(out, CHARTS[1]!), 'utf8'), /^kind: Deployment$/m);
-    const afterTimes = await Promise.all(CHARTS.map(async (f) => (await stat(join(root, 'dist', f))).mtimeMs));
+    const afterTimes = await Promise.all(
+      CHARTS.map(async (f) => (await stat(join(root, 'dist', f))).mtimeMs),
+    );
     assert.deepEqual(afterTimes, distTimes, 'dist/ is not rewritten');
   });
 });
