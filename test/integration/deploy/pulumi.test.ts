@@ -184,7 +184,7 @@ async function run(): Promise<void> {
         [`${appNamespace}/orders`]: {
           namespace: appNamespace,
           name: 'orders',
-          host: `orders.${appNamespace}.svc.cluster.local`,
+          host: `orders.${appNamespace}.svc`,
           port: 5432,
           bindingSecretName: 'orders-binding',
         },
