@@ -1,9 +1,14 @@
 // Pulumi components for other Pulumi programs (`import { SampleDbOperator } from 'sampledb-operator/pulumi'`):
 // the same cdk8s constructs as dist/, deployed as Pulumi resources with CRDs created before anything that uses them.
 import * as pulumi from '@pulumi/pulumi';
-import { API_VERSION, KINDS, type SampleDbSpec } from '../api/index.ts';
+import {
+  API_VERSION,
+  clientNamesFor,
+  resolveSampleDbSpec,
+  type SampleDbSpec,
+  serviceHost,
+} from '../api/index.ts';
 import type { SampleDbOperatorProps } from '../constructs/index.ts';
-import { resolveInstance } from '../sampledb/instance.ts';
 import { isDigestRef } from './config.ts';
 import { dependsOnOf, deployObjects } from './kube-resources.ts';
 import { crdObjects, IMAGE_PLACEHOLDER, operatorObjects, sampleDbObjects, substitute } from './manifests.ts';
@@ -112,7 +117,7 @@ export interface SampleDbArgs {
 export class SampleDb extends pulumi.ComponentResource {
   readonly name: pulumi.Output<string>;
   readonly namespace: pulumi.Output<string>;
-  /** The client Service's DNS name without the cluster domain, the same host as the SampleDB's status.endpoint. */
+  /** The client Service's DNS name without the cluster domain: the host of the SampleDB's status.endpoint. */
   readonly host: pulumi.Output<string>;
   readonly port: pulumi.Output<number>;
   /** Secret with the connection details (user, password, uri), written by the operator. Its name, not its data. */
@@ -125,17 +130,13 @@ export class SampleDb extends pulumi.ComponentResource {
     const objectName = args.name ?? name;
     const objects = sampleDbObjects({ ...args, name: objectName });
     deployObjects(name, objects, { parent: this, dependsOn: dependsOnOf(opts) });
-    // The same answer as the SampleDB's status.endpoint, from the same place.
-    const { names, endpoint } = resolveInstance({
-      apiVersion: API_VERSION,
-      kind: KINDS.sampleDb,
-      metadata: { name: objectName, namespace: args.namespace },
-      spec: args.spec,
-    });
+    // From src/api, as the controller's status.endpoint and the cdk8s SampleDb: this entry point ships without
+    // src/sampledb (package.json "files").
+    const names = clientNamesFor(objectName);
     this.name = pulumi.output(objectName);
     this.namespace = pulumi.output(args.namespace);
-    this.host = pulumi.output(endpoint.host);
-    this.port = pulumi.output(endpoint.port);
+    this.host = pulumi.output(serviceHost(names.service, args.namespace));
+    this.port = pulumi.output(resolveSampleDbSpec(args.spec).service.port);
     this.bindingSecretName = pulumi.output(names.bindingSecret);
     this.connectionConfigMapName = pulumi.output(names.connectionConfigMap);
     this.registerOutputs({

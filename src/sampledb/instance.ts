@@ -9,6 +9,7 @@ import {
   type ResolvedSampleDbSpec,
   resolveSampleDbSpec,
   type SampleDbObject,
+  serviceHost,
 } from '../api/index.ts';
 import { namesFor, type SampleDbNames } from './names.ts';
 
@@ -97,12 +98,13 @@ export function resolveInstance(db: SampleDbObject, defaults: OperatorDefaults =
     selector,
     labels: Object.fromEntries(COMPONENTS.map((c) => [c, labelsOf(c)])) as Record<Component, Labels>,
     endpoint: {
-      host: `${names.clientService}.${namespace}.svc`,
+      host: serviceHost(names.clientService, namespace),
       port: spec.service.port,
       database: spec.bootstrap.database,
       username: spec.bootstrap.owner,
     },
-    podHost: `${names.pod}.${names.headlessService}.${namespace}.svc`,
+    // Through the headless Service: `<pod>.<service>` is the pod's own DNS name.
+    podHost: serviceHost(`${names.pod}.${names.headlessService}`, namespace),
     credentials: {
       secretName: credentialsSecretOf(db),
       generated: db.spec.bootstrap?.credentialsSecret === undefined,
