@@ -1,5 +1,5 @@
 // SampleDB objects for tests.
-import type { SampleDbObject, SampleDbSpec } from '../../src/api/index.ts';
+import type { SampleDbBackupObject, SampleDbObject, SampleDbSpec } from '../../src/api/index.ts';
 
 export function sampleDb(
   spec: Partial<SampleDbSpec> = {},
@@ -16,5 +16,19 @@ export function sampleDb(
       ...metadata,
     },
     spec: { version: '16', storage: { size: '10Gi' }, ...spec },
+  };
+}
+
+export function sampleDbBackup(
+  name: string,
+  of: string,
+  status?: SampleDbBackupObject['status'],
+): SampleDbBackupObject {
+  return {
+    apiVersion: 'sampledb.io/v1alpha1',
+    kind: 'SampleDBBackup',
+    metadata: { name },
+    spec: { sampleDB: { name: of } },
+    ...(status ? { status } : {}),
   };
 }

@@ -1,0 +1,91 @@
+// Deletion resuming after a crash at every write, on a fake apiserver (../support/fake-apiserver.ts). The operator is
+// "killed" at the n-th write (that write never reaches the apiserver) and restarted with a cache listed afresh; the
+// test plays the backup controller. Whatever n is, the data is protected before it is deleted, nothing is created
+// or deleted twice, and the SampleDB ends up gone.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { SampleDbSpec } from '../../../../src/api/index.ts';
+import { silentLogger } from '../../../../src/runtime/index.ts';
+import { resolveInstance } from '../../../../src/sampledb/instance.ts';
+import { SampleDbReconciler } from '../../../../src/sampledb/reconciler.ts';
+import { PVCS, SAMPLEDB_BACKUPS, SAMPLEDBS, STATEFULSETS } from '../../../../src/sampledb/resources.ts';
+import { sampleDb } from '../../../support/sampledb.ts';
+import { Crash, FakeApiserver } from '../support/fake-apiserver.ts';
+
+const REQ = { namespace: 'shop', name: 'orders' };
+const rc = () => ({ signal: new AbortController().signal, log: silentLogger, reconcileID: 't', retries: 0 });
+
+function deletingSampleDb(spec: Partial<SampleDbSpec>, crashAt?: number): FakeApiserver {
+  const api = new FakeApiserver();
+  const db = sampleDb(spec, {
+    finalizers: ['sampledb.io/finalizer'],
+    deletionTimestamp: '2026-02-01T00:00:00Z',
+  });
+  api.put(SAMPLEDBS, db);
+  const { names, labels } = resolveInstance(db);
+  api.put(STATEFULSETS, {
+    apiVersion: 'apps/v1',
+    kind: 'StatefulSet',
+    metadata: { name: names.statefulSet, namespace: 'shop', labels: { ...labels.database } },
+  });
+  api.put(PVCS, {
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name: names.dataPvc, namespace: 'shop', labels: { ...labels.database } },
+  });
+  api.crashAt = crashAt;
+  return api;
+}
+
+/** Reconciles until the SampleDB is gone, restarting after each crash; plays the backup controller in between. */
+async function settle(api: FakeApiserver): Promise<number> {
+  for (let run = 1; run <= 30; run++) {
+    if (!api.get(SAMPLEDBS, 'shop', 'orders')) return run;
+    const { client, view, now } = api.operator();
+    try {
+      await new SampleDbReconciler({ client, view, now }).reconcile(REQ, rc());
+    } catch (err) {
+      if (!(err instanceof Crash)) throw err;
+    }
+    for (const backup of api.list(SAMPLEDB_BACKUPS)) {
+      if (backup.status?.phase === 'Completed') continue;
+      api.put(SAMPLEDB_BACKUPS, {
+        ...backup,
+        status: { phase: 'Completed', location: 'pvc://orders-backups/x' },
+      });
+      api.note(`backup ${backup.metadata.name} completed`);
+    }
+  }
+  throw new Error('the deletion did not finish in 30 reconciles');
+}
+
+const entries = (api: FakeApiserver) => api.log.map((w) => `${w.verb} ${w.plural}/${w.name}`);
+
+function assertSafeAndComplete(api: FakeApiserver, label: string): void {
+  const log = entries(api);
+  assert.equal(api.get(SAMPLEDBS, 'shop', 'orders'), undefined, `${label}: the SampleDB is gone`);
+  assert.equal(api.get(PVCS, 'shop', 'data-orders-0'), undefined, `${label}: the data volume is deleted`);
+  for (const write of log.filter((w) => w.startsWith('delete ') || w.startsWith('create ')))
+    assert.equal(log.filter((w) => w === write).length, 1, `${label}: ${write} happened once`);
+  const protectedAt = log.findIndex((w) => /^note \/backup .* completed$/.test(w));
+  const dataDeletedAt = log.indexOf('delete persistentvolumeclaims/data-orders-0');
+  assert.ok(protectedAt >= 0 && protectedAt < dataDeletedAt, `${label}: the final backup completed first`);
+  assert.equal(api.list(SAMPLEDB_BACKUPS).length, 1, `${label}: one final backup`);
+}
+
+describe('deletion resumes after a crash at every write (fake apiserver)', () => {
+  it('policy Snapshot without a snapshot API: final backup, workload, data volume, finalizer', async () => {
+    const spec = { deletion: { policy: 'Snapshot' as const } };
+    const clean = deletingSampleDb(spec);
+    await settle(clean);
+    assertSafeAndComplete(clean, 'no crash');
+    const total = clean.log.filter((w) => w.verb !== 'note').length;
+    assert.ok(total >= 5, `the deletion writes several times (${entries(clean).join(', ')})`);
+
+    for (let crashAt = 1; crashAt <= total; crashAt++) {
+      const api = deletingSampleDb(spec, crashAt);
+      await settle(api);
+      assertSafeAndComplete(api, `crash at write ${crashAt}`);
+    }
+  });
+});
