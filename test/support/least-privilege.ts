@@ -1,0 +1,78 @@
+// Least privilege, measured: the accesses the operator's ServiceAccount made (from the apiserver's audit log) against
+// what src/api/permissions.ts grants it. Nothing it used may have been denied; nothing may be granted that it never
+// used, unless GRANTED_UNUSED says why.
+import {
+  CLUSTER_RULES,
+  OPERATOR_NAMESPACE_RULES,
+  type PolicyRule,
+  WATCHED_NAMESPACE_RULES,
+} from '../../src/api/index.ts';
+import { type AccessRecord, accessKey } from '../../src/envtest/index.ts';
+
+/** One verb on one resource (subresource as `resource/sub`), as RBAC grants it. */
+export interface Grant {
+  readonly verb: string;
+  readonly group: string;
+  readonly resource: string;
+  readonly why: string;
+}
+
+export const grantKey = (g: { verb: string; group: string; resource: string }): string =>
+  `${g.verb} ${g.group || 'core'}/${g.resource}`;
+
+export function grantsOf(rules: readonly PolicyRule[]): Grant[] {
+  return rules.flatMap((rule) =>
+    rule.apiGroups.flatMap((group) =>
+      rule.resources.flatMap((resource) =>
+        rule.verbs.map((verb) => ({ verb, group, resource, why: rule.why })),
+      ),
+    ),
+  );
+}
+
+export const OPERATOR_GRANTS: readonly Grant[] = grantsOf([
+  ...WATCHED_NAMESPACE_RULES,
+  ...CLUSTER_RULES,
+  ...OPERATOR_NAMESPACE_RULES,
+]);
+
+/**
+ * Granted although no request of the operator uses them, each with the reason. Keyed by {@link grantKey}.
+ */
+export const GRANTED_UNUSED: Readonly<Record<string, string>> = {
+  'update sampledb.io/sampledbs/finalizers':
+    'never a request: OwnerReferencesPermissionEnforcement admission (on in OpenShift, off in the test control ' +
+    'plane) checks it when a child sets blockOwnerDeletion on its SampleDB owner reference',
+};
+
+const resourceOf = (a: AccessRecord) => (a.subresource ? `${a.resource}/${a.subresource}` : a.resource);
+
+export interface PrivilegeReport {
+  /** Accesses the apiserver refused at least once. */
+  readonly denied: readonly string[];
+  /** Grants no access used and GRANTED_UNUSED does not explain. */
+  readonly unused: readonly string[];
+  /** GRANTED_UNUSED entries that were used after all, or are no longer granted: the list is stale. */
+  readonly staleExceptions: readonly string[];
+}
+
+export function privilegeReport(
+  accesses: readonly AccessRecord[],
+  grants: readonly Grant[] = OPERATOR_GRANTS,
+  exceptions: Readonly<Record<string, string>> = GRANTED_UNUSED,
+): PrivilegeReport {
+  const used = new Set(
+    accesses.filter((a) => a.count > a.denied).map((a) => grantKey({ ...a, resource: resourceOf(a) })),
+  );
+  const granted = new Set(grants.map(grantKey));
+  const unused = [...granted].filter((key) => !used.has(key) && !(key in exceptions)).sort();
+  const staleExceptions = Object.keys(exceptions)
+    .filter((key) => used.has(key) || !granted.has(key))
+    .sort();
+  const denied = accesses
+    .filter((a) => a.denied > 0)
+    .map(
+      (a) => `${accessKey(a)}: ${a.denied} of ${a.count} refused (${a.namespaces.join(', ') || 'cluster'})`,
+    );
+  return { denied, unused, staleExceptions };
+}
