@@ -35,7 +35,7 @@ export interface AuditEvent {
     readonly name?: string;
     readonly apiGroup?: string;
   };
-  readonly responseStatus?: { readonly code?: number };
+  readonly responseStatus?: { readonly code?: number; readonly message?: string };
   readonly annotations?: Readonly<Record<string, string>>;
   readonly stageTimestamp?: string;
 }
@@ -80,7 +80,14 @@ export interface AccessRecord extends Access {
 export const accessKey = (a: Access): string =>
   `${a.verb} ${a.group || 'core'}/${a.resource}${a.subresource ? `/${a.subresource}` : ''} (${a.scope})`;
 
-const isDenied = (event: AuditEvent) => event.annotations?.['authorization.k8s.io/decision'] === 'forbid';
+/**
+ * Refused by authorization: by the authorizer before the handler (decision annotation), or by the check a handler
+ * makes itself (server-side apply of an object that does not exist yet also needs `create`; RBAC's message says
+ * "cannot <verb> resource"). Other 403s, such as a namespace being deleted, are not about permissions.
+ */
+const isDenied = (event: AuditEvent) =>
+  event.annotations?.['authorization.k8s.io/decision'] === 'forbid' ||
+  (event.responseStatus?.code === 403 && /cannot [a-z]+ resource/.test(event.responseStatus.message ?? ''));
 
 /**
  * Whether this event stands for one request: a request logs ResponseComplete; a watch that opened logs
@@ -92,18 +99,29 @@ function countsOnce(event: AuditEvent): boolean {
   return !(event.verb === 'watch' && (event.responseStatus?.code ?? 200) < 300);
 }
 
+/**
+ * The verbs a request was authorized for: its own, and `create` for a patch that created the object (server-side
+ * apply of a new object: the handler checks `create` itself, and the audit log shows only the patch, answered 201).
+ */
+function verbsOf(event: AuditEvent): string[] {
+  if (event.verb !== 'patch') return [event.verb];
+  if (event.responseStatus?.code === 201) return ['patch', 'create'];
+  // Refused for the create it would have been: the grant missing is `create`.
+  if (isDenied(event) && /cannot create resource/.test(event.responseStatus?.message ?? ''))
+    return ['create'];
+  return ['patch'];
+}
+
 /** Every resource access `username` made, one record per (verb, group, resource, subresource, scope). */
 export function accessesOf(events: readonly AuditEvent[], username: string): AccessRecord[] {
   const records = new Map<
     string,
     { access: Access; count: number; denied: number; namespaces: Set<string> }
   >();
-  for (const event of events) {
-    if (event.user.username !== username || !event.objectRef?.resource) continue;
-    if (!countsOnce(event)) continue;
-    const ref = event.objectRef;
+  const add = (event: AuditEvent, verb: string): void => {
+    const ref = event.objectRef ?? {};
     const access: Access = {
-      verb: event.verb,
+      verb,
       group: ref.apiGroup ?? '',
       resource: ref.resource ?? '',
       subresource: ref.subresource ?? '',
@@ -115,6 +133,11 @@ export function accessesOf(events: readonly AuditEvent[], username: string): Acc
     if (isDenied(event)) record.denied++;
     if (ref.namespace) record.namespaces.add(ref.namespace);
     records.set(key, record);
+  };
+  for (const event of events) {
+    if (event.user.username !== username || !event.objectRef?.resource) continue;
+    if (!countsOnce(event)) continue;
+    for (const verb of verbsOf(event)) add(event, verb);
   }
   return [...records.values()]
     .map(({ access, count, denied, namespaces }) => ({

@@ -88,3 +88,32 @@ describe('audit log', () => {
     );
   });
 });
+
+describe('audit log: server-side apply', () => {
+  it('a patch that created its object also used create; one refused for the create names create', () => {
+    const created = event({ verb: 'patch', responseStatus: { code: 201 } });
+    const refused = event({
+      verb: 'patch',
+      objectRef: { resource: 'configmaps', namespace: 'shop', apiGroup: '' },
+      responseStatus: {
+        code: 403,
+        message: 'configmaps "x" is forbidden: User "u" cannot create resource "configmaps" in API group ""',
+      },
+    });
+    const terminating = event({
+      verb: 'create',
+      responseStatus: {
+        code: 403,
+        message: 'unable to create new content in namespace shop because it is being terminated',
+      },
+    });
+    assert.deepEqual(
+      accessesOf([created, refused, terminating], USER).map((a) => [accessKey(a), a.count, a.denied]),
+      [
+        ['create core/configmaps (namespace)', 1, 1],
+        ['create core/secrets (namespace)', 2, 0],
+        ['patch core/secrets (namespace)', 1, 0],
+      ],
+    );
+  });
+});
