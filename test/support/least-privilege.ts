@@ -50,7 +50,7 @@ const resourceOf = (a: AccessRecord) => (a.subresource ? `${a.resource}/${a.subr
 export interface PrivilegeReport {
   /** Accesses the apiserver refused at least once. */
   readonly denied: readonly string[];
-  /** Grants no access used and GRANTED_UNUSED does not explain. */
+  /** Grants no access used and GRANTED_UNUSED does not explain (a `get` beside a `list` is never one). */
   readonly unused: readonly string[];
   /** GRANTED_UNUSED entries that were used after all, or are no longer granted: the list is stale. */
   readonly staleExceptions: readonly string[];
@@ -65,7 +65,11 @@ export function privilegeReport(
     accesses.filter((a) => a.count > a.denied).map((a) => grantKey({ ...a, resource: resourceOf(a) })),
   );
   const granted = new Set(grants.map(grantKey));
-  const unused = [...granted].filter((key) => !used.has(key) && !(key in exceptions)).sort();
+  // `get` where `list` is granted adds no power (a list returns every object a get could): never counted unused.
+  const impliedByList = (key: string) => key.startsWith('get ') && granted.has(`list ${key.slice(4)}`);
+  const unused = [...granted]
+    .filter((key) => !used.has(key) && !(key in exceptions) && !impliedByList(key))
+    .sort();
   const staleExceptions = Object.keys(exceptions)
     .filter((key) => used.has(key) || !granted.has(key))
     .sort();

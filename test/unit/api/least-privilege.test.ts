@@ -53,6 +53,19 @@ describe('privilegeReport (audit log against permissions.ts)', () => {
     assert.deepEqual(report.staleExceptions, ['update sampledb.io/sampledbs/finalizers']);
   });
 
+  it('a get beside a list of the same resource is never unused: it grants nothing the list does not', () => {
+    const report = privilegeReport(
+      [access('list', '', 'secrets')],
+      [
+        { verb: 'get', group: '', resource: 'secrets', why: '' },
+        { verb: 'list', group: '', resource: 'secrets', why: '' },
+        { verb: 'get', group: '', resource: 'pods', why: '' },
+      ],
+      {},
+    );
+    assert.deepEqual(report.unused, ['get core/pods']);
+  });
+
   it('every exception explains a grant that permissions.ts actually makes', () => {
     const granted = new Set(OPERATOR_GRANTS.map(grantKey));
     for (const key of Object.keys(GRANTED_UNUSED)) assert.ok(granted.has(key), key);
