@@ -61,7 +61,7 @@ describe('least privilege, measured by the audit log', () => {
     );
     const used = accesses.map((a) => `${accessKey(a)} ×${a.count}`).join('\n  ');
     assert.deepEqual(report.unused, [], `granted but never used; the operator used:\n  ${used}`);
-    assert.deepEqual(report.staleExceptions, [], 'GRANTED_UNUSED lists a grant that was used or is gone');
+    assert.deepEqual(report.staleExceptions, [], 'GRANTED_UNUSED explains a grant that is gone');
     assert.deepEqual(report.denied, []);
   });
 });

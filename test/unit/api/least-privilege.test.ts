@@ -39,7 +39,7 @@ describe('privilegeReport (audit log against permissions.ts)', () => {
     assert.deepEqual(report.staleExceptions, []);
   });
 
-  it('a refused request is a denial, not a use; an explained grant that was used is stale', () => {
+  it('a refused request is a denial, not a use; an explained grant that was used is reported as such', () => {
     const report = privilegeReport(
       [
         access('delete', '', 'secrets', { denied: 1 }),
@@ -50,7 +50,10 @@ describe('privilegeReport (audit log against permissions.ts)', () => {
     );
     assert.deepEqual(report.denied, ['delete core/secrets (namespace): 1 of 1 refused (shop)']);
     assert.ok(report.unused.includes('delete core/secrets'));
-    assert.deepEqual(report.staleExceptions, ['update sampledb.io/sampledbs/finalizers']);
+    assert.deepEqual(report.usedExceptions, ['update sampledb.io/sampledbs/finalizers']);
+    assert.deepEqual(report.staleExceptions, []);
+    const gone = privilegeReport([], grants, { 'delete core/pods': 'no longer granted' });
+    assert.deepEqual(gone.staleExceptions, ['delete core/pods']);
   });
 
   it('a get beside a list of the same resource is never unused: it grants nothing the list does not', () => {
