@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { applyNeed } from './apply-skip.ts';
 import type { InformerCache } from './cache.ts';
 import { metaTime } from './conditions.ts';
 import { ApiError, type DeleteOptions, type KubeHttp, type PatchType } from './http.ts';
@@ -69,12 +70,17 @@ export class Client {
     return this.#cache?.storeFor<T>(rt)?.list() ?? [];
   }
 
-  /** Server-side apply of the fields we own; `force` takes over fields another manager set. */
+  /**
+   * Server-side apply of the fields we own; `force` takes over fields another manager set. Not sent when the cache
+   * shows it would change nothing (apply-skip.ts): the cached object is returned.
+   */
   async apply<T extends KubeObject>(
     rt: ResourceType,
     obj: KubeObject,
     opts: { force?: boolean } = {},
   ): Promise<T> {
+    const unchanged = this.#alreadyApplied<T>(rt, obj, '');
+    if (unchanged) return unchanged;
     const written = await this.#http.apply<T>(rt, obj, {
       fieldManager: this.fieldManager,
       force: opts.force ?? true,
@@ -88,8 +94,10 @@ export class Client {
     return this.#remember(rt, written);
   }
 
-  /** Server-side apply to the status subresource. */
+  /** Server-side apply to the status subresource (skipped, like apply(), when it would change nothing). */
   async applyStatus<T extends KubeObject>(rt: ResourceType, obj: KubeObject): Promise<T> {
+    const unchanged = this.#alreadyApplied<T>(rt, obj, 'status');
+    if (unchanged) return unchanged;
     const written = await this.#http.apply<T>(rt, obj, {
       fieldManager: this.fieldManager,
       force: true,
@@ -236,6 +244,16 @@ export class Client {
         throw new ConflictError(err.message);
       throw err;
     }
+  }
+
+  /** The cached object when applying `obj` would change nothing in it (write-skipping, ADR 0007). */
+  #alreadyApplied<T extends KubeObject>(
+    rt: ResourceType,
+    obj: KubeObject,
+    subresource: string,
+  ): T | undefined {
+    const cached = this.#cache?.storeFor<T>(rt)?.get(refOf(obj));
+    return applyNeed(obj, cached, this.fieldManager, subresource) === undefined ? cached : undefined;
   }
 
   #remember<T extends KubeObject>(rt: ResourceType, written: T): T {
