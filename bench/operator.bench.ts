@@ -12,6 +12,7 @@
  * N: BENCH_SAMPLEDBS (default 20). Prints a table and writes bench/results/operator-<timestamp>.json.
  */
 
+import { spawnSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { API_VERSION, GROUP, VERSION } from '../src/api/index.ts';
@@ -299,6 +300,24 @@ async function main(): Promise<void> {
     const afterRestart = await quiet(plane, operator);
     const restartWrites = requestDelta(beforeRestart, afterRestart).filter(isOperatorWrite);
 
+    // What the cache holds: the SampleDBs' objects cached as the runtime does, by how managedFields is trimmed.
+    const cacheBytes: Record<string, { objects: number; bytes: number }> = {};
+    for (const mode of ['apply', 'none', 'all']) {
+      const run = spawnSync(
+        process.execPath,
+        [
+          '--expose-gc',
+          fileURLToPath(new URL('./lib/cache-memory.ts', import.meta.url)),
+          plane.kubeconfigPath,
+          operatorNamespace,
+          mode,
+        ],
+        { encoding: 'utf8', timeout: 300_000 },
+      );
+      if (run.status !== 0) throw new Error(`cache memory (${mode}): ${run.stderr}`);
+      cacheBytes[mode] = JSON.parse(run.stdout);
+    }
+
     // The bare client: the same SampleDBs and first-wave children, written straight to the apiserver.
     const templates = await Promise.all(
       names.map(async (name) => ({
@@ -372,6 +391,10 @@ async function main(): Promise<void> {
         rssIdleBytes: rssIdle,
         rssLoadedBytes: rssLoaded,
         perSampleDbBytes: (rssLoaded - rssIdle) / count,
+        cacheBytesPerSampleDb: Object.fromEntries(
+          Object.entries(cacheBytes).map(([mode, m]) => [mode, m.bytes / count]),
+        ),
+        cachedObjects: cacheBytes.apply?.objects,
         cpuSecondsStartup: cpuIdle,
         cpuSecondsCreation: cpuAfter - cpuBefore,
         cpuSecondsPerSampleDb: (cpuAfter - cpuBefore) / count,
@@ -402,6 +425,12 @@ async function main(): Promise<void> {
       ['(c) operator RSS idle', mb(rssIdle)],
       [`(c) operator RSS with ${count} SampleDBs`, mb(rssLoaded)],
       ['(c) RSS growth per SampleDB', `${((rssLoaded - rssIdle) / count / 1024).toFixed(1)} KB`],
+      [
+        '(c) cache per SampleDB: Apply entries kept / none / all managedFields',
+        ['apply', 'none', 'all']
+          .map((m) => `${((cacheBytes[m]?.bytes ?? 0) / count / 1024).toFixed(1)}`)
+          .join(' / ') + ' KB',
+      ],
       ['(c) CPU seconds per SampleDB (creation)', results.memory.cpuSecondsPerSampleDb.toFixed(3)],
       [`(d) ${count} SampleDBs → all Ready, operator`, `${results.ready.operatorSeconds.toFixed(2)} s`],
       ['(d) bare StatefulSets → all ready', `${results.ready.bareStatefulSetsSeconds.toFixed(2)} s`],
