@@ -427,9 +427,9 @@ async function main(): Promise<void> {
       ['(c) RSS growth per SampleDB', `${((rssLoaded - rssIdle) / count / 1024).toFixed(1)} KB`],
       [
         '(c) cache per SampleDB: Apply entries kept / none / all managedFields',
-        ['apply', 'none', 'all']
+        `${['apply', 'none', 'all']
           .map((m) => `${((cacheBytes[m]?.bytes ?? 0) / count / 1024).toFixed(1)}`)
-          .join(' / ') + ' KB',
+          .join(' / ')} KB`,
       ],
       ['(c) CPU seconds per SampleDB (creation)', results.memory.cpuSecondsPerSampleDb.toFixed(3)],
       [`(d) ${count} SampleDBs → all Ready, operator`, `${results.ready.operatorSeconds.toFixed(2)} s`],
