@@ -177,14 +177,19 @@ function sameFieldSet(
     const keys = Object.keys(desired).filter((k) => desired[k] !== undefined);
     // An atomic map (or a struct owned whole) has no children recorded; a non-empty desired map then is owned whole.
     if (children.length === 0) return true;
-    if (children.length !== keys.length) return false;
     const cachedMap = isObject(cached) ? cached : {};
+    let recorded = 0;
     for (const key of keys) {
       const sub = fields[`f:${key}`];
-      if (!sub) return false;
+      if (!sub) {
+        // An empty map or list may be recorded or not, as the apiserver omits it: either way nothing to own.
+        if (isEmpty(desired[key])) continue;
+        return false;
+      }
+      recorded++;
       if (!sameFieldSet(desired[key], sub, cachedMap[key])) return false;
     }
-    return true;
+    return recorded === children.length;
   }
   // A scalar is a leaf: `f:name: {}`.
   return children.length === 0;
@@ -217,6 +222,9 @@ function itemKey(
 }
 
 const noNames: ReadonlySet<string> = new Set();
+
+const isEmpty = (value: Json): boolean =>
+  (Array.isArray(value) && value.length === 0) || (isObject(value) && Object.keys(value).length === 0);
 
 /** The `f:` names of a `k:` child's key fields. */
 function keyNames(key: string): ReadonlySet<string> {

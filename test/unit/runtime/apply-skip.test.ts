@@ -138,6 +138,12 @@ describe('applyNeed: skip an apply only when its result is already cached', () =
     );
   });
 
+  it('skips when an empty map is desired that the apiserver did not record', () => {
+    const desired = desiredService();
+    desired.metadata.annotations = {};
+    assert.equal(applyNeed(desired, cachedService(), manager), undefined);
+  });
+
   it('applies when the apiVersion differs from the one our fields were recorded in', () => {
     assert.equal(applyNeed({ ...desiredService(), apiVersion: 'v2' }, cachedService(), manager), 'not-owned');
   });
