@@ -7,6 +7,7 @@
 // object's field paths with our managedFields entry (fieldsV1), which the cache keeps for this (store.ts). Anything
 // this cannot prove (no entry, another apiVersion, null values, a shape it does not know) means "apply".
 
+import { createHash } from 'node:crypto';
 import type { KubeObject } from './resource.ts';
 
 /** One metadata.managedFields entry, as the apiserver returns it. */
@@ -236,13 +237,50 @@ function isDeepEqualJson(a: Json, b: Json): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-/** The managedFields a cache keeps: only Apply entries (what applyNeed reads), without their timestamps. */
+/**
+ * The managedFields a cache keeps: only Apply entries (what applyNeed reads), without their timestamps, and with
+ * their field sets shared between objects (see shareFields).
+ */
 export function keepApplyEntries(entries: readonly unknown[]): ManagedFieldsEntry[] {
   const kept: ManagedFieldsEntry[] = [];
   for (const entry of entries as ManagedFieldsEntry[]) {
     if (entry?.operation !== 'Apply') continue;
-    const { time: _time, ...rest } = entry;
-    kept.push(rest);
+    const { time: _time, fieldsV1, ...rest } = entry;
+    kept.push(fieldsV1 ? { ...rest, fieldsV1: shareFields(fieldsV1) } : rest);
   }
   return kept;
+}
+
+/** Field sets already cached, by a hash of their JSON; an entry goes when no cached object uses it any more. */
+const shared = new Map<string, WeakRef<FieldSet>>();
+const unused = new FinalizationRegistry<string>((key) => {
+  if (!shared.get(key)?.deref()) shared.delete(key);
+});
+
+/**
+ * The same field set (the children of one apply, e.g. `f:spec` of 500 StatefulSets built by one builder) is held
+ * once: each top-level subtree, and each one under `f:metadata` (labels, annotations; owner references differ), is
+ * replaced by an equal one already cached. Cached field sets are shared, so they must never be mutated.
+ */
+export function shareFields(fields: FieldSet): FieldSet {
+  const out: FieldSet = {};
+  for (const [key, sub] of Object.entries(fields)) {
+    if (key !== 'f:metadata') {
+      out[key] = sharedCopy(sub);
+      continue;
+    }
+    const metadata: FieldSet = {};
+    for (const [name, field] of Object.entries(sub)) metadata[name] = sharedCopy(field);
+    out[key] = metadata;
+  }
+  return out;
+}
+
+function sharedCopy(fields: FieldSet): FieldSet {
+  const key = createHash('sha1').update(JSON.stringify(fields)).digest('base64');
+  const known = shared.get(key)?.deref();
+  if (known) return known;
+  shared.set(key, new WeakRef(fields));
+  unused.register(fields, key);
+  return fields;
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { applyNeed, covers, keepApplyEntries } from '../../../src/runtime/apply-skip.ts';
+import { applyNeed, covers, keepApplyEntries, shareFields } from '../../../src/runtime/apply-skip.ts';
 import type { KubeObject } from '../../../src/runtime/resource.ts';
 
 const manager = 'sampledb-operator';
@@ -232,5 +232,20 @@ describe('keepApplyEntries', () => {
       },
     ]);
     assert.deepEqual(kept, [{ manager, operation: 'Apply', apiVersion: 'v1', fieldsV1: { 'f:data': {} } }]);
+  });
+});
+
+describe('shareFields', () => {
+  it('holds an equal subtree once across objects, and keeps distinct ones apart', () => {
+    const fieldsOf = (uid: string) => ({
+      'f:metadata': { 'f:labels': { 'f:app': {} }, 'f:ownerReferences': { [`k:{"uid":"${uid}"}`]: {} } },
+      'f:spec': { 'f:replicas': {}, 'f:template': { 'f:spec': { 'f:containers': {} } } },
+    });
+    const a = shareFields(fieldsOf('u1'));
+    const b = shareFields(fieldsOf('u2'));
+    assert.equal(a['f:spec'], b['f:spec'], 'one f:spec for both');
+    assert.equal(a['f:metadata']!['f:labels'], b['f:metadata']!['f:labels']);
+    assert.notEqual(a['f:metadata']!['f:ownerReferences'], b['f:metadata']!['f:ownerReferences']);
+    assert.deepEqual(b, fieldsOf('u2'), 'the content is unchanged');
   });
 });
