@@ -111,7 +111,7 @@ test('an apply whose result is cached is not sent, from our own write and from t
   const cache = await syncedCache();
   try {
     const { http: transport, applies } = countingHttp();
-    const client = new Client({ http: transport, cache });
+    const client = new Client({ http: transport, cache, fieldManager: 'apply-skip-test' });
     await applyAll(client, desired());
     assert.equal(applies(), 3);
     await applyAll(client, desired());
@@ -125,7 +125,7 @@ test('a fresh cache (an operator restart) still skips: the listed objects carry 
   const cache = await syncedCache();
   try {
     const { http: transport, applies } = countingHttp();
-    await applyAll(new Client({ http: transport, cache }), desired());
+    await applyAll(new Client({ http: transport, cache, fieldManager: 'apply-skip-test' }), desired());
     assert.equal(applies(), 0);
   } finally {
     await cache.stop();
@@ -136,7 +136,7 @@ test('a changed value, a new field and a dropped field are each sent, and the dr
   const cache = await syncedCache();
   try {
     const { http: transport, applies } = countingHttp();
-    const client = new Client({ http: transport, cache });
+    const client = new Client({ http: transport, cache, fieldManager: 'apply-skip-test' });
     await applyAll(client, desired({ app: 'skip', tier: 'data' }));
     assert.equal(applies(), 3, 'a label added');
     await applyAll(client, desired({ app: 'skip' }));

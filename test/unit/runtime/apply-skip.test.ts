@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { applyNeed, covers, keepApplyEntries, shareFields } from '../../../src/runtime/apply-skip.ts';
 import type { KubeObject } from '../../../src/runtime/resource.ts';
 
-const manager = 'sampledb-operator';
+const manager = 'example-operator';
 
 /** What the operator applies: a Service with a keyed port list (key port+protocol, protocol left to its default). */
 function desiredService(): KubeObject {
