@@ -103,7 +103,6 @@ export function resolveInstance(db: SampleDbObject, defaults: OperatorDefaults =
       database: spec.bootstrap.database,
       username: spec.bootstrap.owner,
     },
-    // Through the headless Service: `<pod>.<service>` is the pod's own DNS name.
     podHost: serviceHost(`${names.pod}.${names.headlessService}`, namespace),
     credentials: {
       secretName: credentialsSecretOf(db),

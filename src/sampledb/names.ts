@@ -31,15 +31,15 @@ export interface SampleDbNames {
 }
 
 export function namesFor(sampleDbName: string): SampleDbNames {
-  // The names applications use are part of the API (src/api/endpoint.ts); the rest are the operator's own.
-  const published = clientNamesFor(sampleDbName);
+  // What applications see (client Service, binding Secret, connection ConfigMap) is the API's contract.
+  const client = clientNamesFor(sampleDbName);
   return {
     statefulSet: sampleDbName,
     headlessService: `${sampleDbName}-headless`,
-    clientService: published.service,
+    clientService: client.service,
     generatedCredentialsSecret: `${sampleDbName}-credentials`,
-    connectionConfigMap: published.connectionConfigMap,
-    bindingSecret: published.bindingSecret,
+    connectionConfigMap: client.connectionConfigMap,
+    bindingSecret: client.bindingSecret,
     configConfigMap: `${sampleDbName}-config`,
     initJob: `${sampleDbName}-init`,
     backupPvc: `${sampleDbName}-backups`,
