@@ -13,6 +13,7 @@ import {
   cronFieldHolds,
   isSchedulerTimeZone,
   resolveSampleDbSpec,
+  type SampleDbSpec,
   sampleDbValidator,
 } from '../../../src/api/index.ts';
 import { FIELD_CASES, VALID_CREATES } from '../../support/invalid-sampledbs.ts';
@@ -184,7 +185,7 @@ describe('default requests against the Pod rule requests <= limits', () => {
 
   it('holds for every accepted value of the table', () => {
     for (const valid of VALID_CREATES) {
-      const { requests, limits } = resolveSampleDbSpec(valid.spec as never).resources;
+      const { requests, limits } = resolveSampleDbSpec(valid.spec as SampleDbSpec).resources;
       for (const resource of ['cpu', 'memory'] as const) {
         const request = requests[resource];
         const limit = limits[resource];
