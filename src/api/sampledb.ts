@@ -3,6 +3,7 @@
 // From these TypeBox schemas come the CRD's openAPIV3Schema (descriptions for `kubectl explain`, defaults, CEL
 // rules), the TypeScript types used by the constructs and the controller, and the runtime validator.
 import { type Static, Type } from '@sinclair/typebox';
+import { MonitoringSchema } from './monitoring.ts';
 import { compareQuantities, parseQuantity } from './quantity.ts';
 import { ConditionList, ObjectName, Quantity, StringEnum, StringMap, withRules } from './schema-kit.ts';
 
@@ -417,6 +418,7 @@ export const SampleDbSpecSchema = Type.Object(
     bootstrap: Type.Optional(BootstrapSchema),
     backup: Type.Optional(BackupSchema),
     deletion: Type.Optional(DeletionSchema),
+    monitoring: Type.Optional(MonitoringSchema),
   },
   { description: 'Desired state of a SampleDB database.' },
 );

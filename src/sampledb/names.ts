@@ -17,6 +17,8 @@ export interface SampleDbNames {
   readonly clientService: string;
   /** The generated credentials Secret (unused when the user supplies `bootstrap.credentialsSecret`). */
   readonly generatedCredentialsSecret: string;
+  /** The monitoring role's Secret (only with `monitoring.exporter.enabled`). */
+  readonly monitoringSecret: string;
   readonly connectionConfigMap: string;
   readonly bindingSecret: string;
   readonly configConfigMap: string;
@@ -35,6 +37,7 @@ export function namesFor(sampleDbName: string): SampleDbNames {
     headlessService: `${sampleDbName}-headless`,
     clientService: sampleDbName,
     generatedCredentialsSecret: `${sampleDbName}-credentials`,
+    monitoringSecret: `${sampleDbName}-monitoring`,
     connectionConfigMap: `${sampleDbName}-connection`,
     bindingSecret: `${sampleDbName}-binding`,
     configConfigMap: `${sampleDbName}-config`,

@@ -13,6 +13,7 @@ import type { SampleDbDeps, Step, StepContext, StepResult } from './steps/contex
 import { ensureCredentials } from './steps/credentials.ts';
 import { ensureFinalizer, FINALIZER } from './steps/finalizer.ts';
 import { ensureInitJob } from './steps/init-job.ts';
+import { ensureMonitoringSecret } from './steps/monitoring.ts';
 import { publishConnection } from './steps/publish.ts';
 import { growStorage } from './steps/storage.ts';
 import { validateSpec } from './steps/validate.ts';
@@ -24,6 +25,7 @@ export const LIVE_STEPS: readonly Step[] = [
   validateSpec,
   ensureFinalizer,
   ensureCredentials,
+  ensureMonitoringSecret,
   applyConfig,
   applyServices,
   ensureBackupPvc,

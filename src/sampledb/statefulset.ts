@@ -8,6 +8,7 @@ import {
   type SampleDbObject,
 } from '../api/index.ts';
 import { credentialsSecretName, PASSWORD_KEY, USERNAME_KEY } from './credentials.ts';
+import { exporterContainers } from './exporter.ts';
 import { CONFIG_HASH_ANNOTATION, childMeta, labelsFor, nameOf } from './meta.ts';
 import { namesFor, POSTGRESQL_CONF_KEY } from './names.ts';
 import { literalEnv, scratchVolume, secretEnv, TMP_MOUNT, TMP_VOLUME } from './pod.ts';
@@ -128,7 +129,7 @@ export function statefulSet(db: SampleDbObject, defaults: OperatorDefaults = {})
           // Service links would inject <NAME>_PORT-style variables, which can collide with what the image reads.
           enableServiceLinks: false,
           terminationGracePeriodSeconds: TERMINATION_GRACE_PERIOD_SECONDS,
-          containers: [postgresContainer(db, spec)],
+          containers: [postgresContainer(db, spec), ...exporterContainers(db)],
           volumes: [
             {
               name: 'config',

@@ -1,0 +1,38 @@
+// spec.monitoring: database metrics through a postgres_exporter sidecar, scraped by a PodMonitor.
+import { type Static, Type } from '@sinclair/typebox';
+
+/**
+ * The sidecar image when `spec.monitoring.exporter.image` is not set: the Prometheus community's postgres_exporter.
+ * Any postgres_exporter works: the sidecar is configured only through DATA_SOURCE_URI/USER/PASS and its port.
+ */
+export const DEFAULT_EXPORTER_IMAGE = 'quay.io/prometheuscommunity/postgres-exporter:v0.17.1';
+
+export const ExporterSchema = Type.Object(
+  {
+    enabled: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description:
+          'Run a postgres_exporter sidecar next to PostgreSQL, on port 9187 ("metrics"). It logs in as the ' +
+          'role sampledb_monitor (member of pg_monitor only), whose password the operator generates into the ' +
+          'Secret <name>-monitoring. The role is created by the init Job, so enable this when creating the ' +
+          'SampleDB. Default: false.',
+      }),
+    ),
+    image: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 512,
+        description: `The exporter image. Default: ${DEFAULT_EXPORTER_IMAGE}.`,
+      }),
+    ),
+  },
+  { description: 'The postgres_exporter sidecar.' },
+);
+
+export const MonitoringSchema = Type.Object(
+  { exporter: Type.Optional(ExporterSchema) },
+  { description: 'Prometheus metrics of the database.' },
+);
+
+export type MonitoringSpec = Static<typeof MonitoringSchema>;
