@@ -6,6 +6,7 @@ import { BACKUP_NAME_ANNOTATION } from './backup-job.ts';
 import { SampleDbBackupReconciler } from './backup-reconciler.ts';
 import { credentialsSecretName } from './credentials.ts';
 import { APP_NAME, LABEL_INSTANCE, LABEL_MANAGED_BY, LABEL_NAME, MANAGER } from './meta.ts';
+import { registerSampleDbMetrics } from './metrics.ts';
 import { SampleDbReconciler } from './reconciler.ts';
 import {
   CONFIGMAPS,
@@ -83,6 +84,11 @@ export function registerSampleDbControllers(manager: Manager, options: SampleDbC
       ),
     ];
   };
+
+  registerSampleDbMetrics(manager.registry, () => ({
+    dbs: manager.cache.storeFor<SampleDbObject & KubeObject>(SAMPLEDBS)?.list() ?? [],
+    backups: manager.cache.storeFor<SampleDbBackupObject & KubeObject>(SAMPLEDB_BACKUPS)?.list() ?? [],
+  }));
 
   manager.addController({
     name: 'sampledb',
