@@ -1,7 +1,7 @@
 // What the operator knows about each SampleDB and its backups, as Prometheus gauges, computed from the informer cache
 // at scrape time (kube-state-metrics style: no state of its own, nothing to keep in step with the reconciler).
 // The alerts of src/constructs/monitoring-rules.ts read these names; keep them stable.
-import { type LabelValues, Gauge, type Registry } from 'prom-client';
+import { Gauge, type LabelValues, type Registry } from 'prom-client';
 import { PHASES, type SampleDbBackupObject, type SampleDbObject } from '../api/index.ts';
 
 export const SAMPLEDB_METRICS = {
