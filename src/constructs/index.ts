@@ -2,6 +2,7 @@
 export * from './crds.ts';
 export * from './deletion-protection.ts';
 export * from './monitoring.ts';
+export * from './monitoring-dashboard.ts';
 export * from './monitoring-rules.ts';
 export * from './monitoring-types.ts';
 export * from './operator.ts';

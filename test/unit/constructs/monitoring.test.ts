@@ -9,10 +9,12 @@ import { Registry } from 'prom-client';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import {
   DATABASE_POD_SELECTOR,
+  dashboardMetricNames,
   EXPORTER_PORT_NAME,
   SampleDbMonitoring,
   sampleDbAlertGroups,
   sampleDbAlertNames,
+  sampleDbDashboard,
 } from '../../../src/constructs/index.ts';
 import { runtimeMetrics } from '../../../src/runtime/metrics.ts';
 import { EXPORTER_PORT_NAME as SIDECAR_PORT_NAME } from '../../../src/sampledb/exporter.ts';
@@ -161,5 +163,29 @@ describe('alerts', () => {
         assert.equal(status, 0, output);
       });
     }
+  });
+});
+
+describe('Grafana dashboard', () => {
+  it('monitoring/grafana-dashboard.json is what the sources make (npm run synth)', () => {
+    assert.equal(
+      readFileSync('monitoring/grafana-dashboard.json', 'utf8'),
+      `${JSON.stringify(sampleDbDashboard(), null, 2)}\n`,
+    );
+  });
+
+  it('queries database and operator metrics, through the data source variable, with unique panel ids', () => {
+    const dashboard = sampleDbDashboard() as {
+      panels: { id: number; type: string; targets?: { datasource: { uid: string } }[] }[];
+    };
+    const names = dashboardMetricNames();
+    assert.ok(
+      names.includes('pg_up') && names.includes('controller_runtime_reconcile_total'),
+      names.join(' '),
+    );
+    const ids = dashboard.panels.map((p) => p.id);
+    assert.equal(new Set(ids).size, ids.length);
+    for (const panel of dashboard.panels.filter((p) => p.type !== 'row'))
+      for (const target of panel.targets ?? []) assert.equal(target.datasource.uid, '$' + '{datasource}');
   });
 });
