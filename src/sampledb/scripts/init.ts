@@ -72,6 +72,7 @@ log "role $SAMPLEDB_OWNER and database $SAMPLEDB_DATABASE are in place"
 # NOSUPERUSER etc. are set explicitly so a pre-existing role of that name cannot keep more rights.
 if printenv SAMPLEDB_MONITOR_PASSWORD >/dev/null; then
   psql_run -d postgres -v role="$SAMPLEDB_MONITOR_ROLE" <<'SQL'
+SET client_min_messages = warning;
 \set monitor_password ${BT}printenv SAMPLEDB_MONITOR_PASSWORD${BT}
 SELECT format('CREATE ROLE %I LOGIN', :'role')
  WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_roles WHERE rolname = :'role')
