@@ -15,8 +15,8 @@ export const ExporterSchema = Type.Object(
         description:
           'Run a postgres_exporter sidecar next to PostgreSQL, on port 9187 ("metrics"). It logs in as the ' +
           'role sampledb_monitor (member of pg_monitor only), whose password the operator generates into the ' +
-          'Secret <name>-monitoring. The role is created by the init Job, so enable this when creating the ' +
-          'SampleDB. Default: false.',
+          'Secret <name>-monitoring, and creates with a Job once the database is initialized (also when enabled ' +
+          'later). Default: false.',
       }),
     ),
     image: Type.Optional(

@@ -1,8 +1,8 @@
 // The postgres_exporter sidecar (spec.monitoring.exporter) and the Secret of the role it logs in as. Pure builders:
-// the StatefulSet builder appends `exporterContainers(db)`, the credentials step creates `monitoringSecret(db)`,
-// the init Job creates the role from `MONITORING_PASSWORD_ENV`.
+// the StatefulSet builder appends `exporterContainers(db)`, steps/monitoring.ts creates `monitoringSecret(db)` and
+// then the role Job (monitoring-role-job.ts).
 import { randomInt } from 'node:crypto';
-import type { V1Container, V1EnvVar, V1Secret } from '@kubernetes/client-node';
+import type { V1Container, V1Secret } from '@kubernetes/client-node';
 import { DEFAULT_EXPORTER_IMAGE, type SampleDbObject } from '../api/index.ts';
 import {
   generatePassword,
@@ -27,7 +27,7 @@ export const EXPORTER_PORT_NAME = 'metrics';
  * of nothing else; it owns nothing and may not create anything.
  */
 export const MONITORING_ROLE = 'sampledb_monitor';
-/** The init Job's env var carrying the role's password (from the monitoring Secret). */
+/** The role Job's env var carrying the role's password (from the monitoring Secret). */
 export const MONITORING_PASSWORD_ENV = 'SAMPLEDB_MONITOR_PASSWORD';
 
 export function exporterEnabled(db: SampleDbObject): boolean {
@@ -65,13 +65,6 @@ export function monitoringSecret(
       [PASSWORD_KEY]: kept ? kept : encode(generatePassword(PASSWORD_LENGTH, random)),
     },
   };
-}
-
-/** The init Job's env for the role: none when the exporter is off (the script then creates no role). */
-export function monitoringRoleEnv(db: SampleDbObject): V1EnvVar[] {
-  return exporterEnabled(db)
-    ? [secretEnv(MONITORING_PASSWORD_ENV, monitoringSecretName(db), PASSWORD_KEY)]
-    : [];
 }
 
 /** The sidecar, or none. It has no readiness probe on purpose: a failing exporter must not take the database out of its Service. */

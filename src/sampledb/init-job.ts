@@ -2,7 +2,6 @@
 import type { V1Job, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import { type OperatorDefaults, resolveSampleDbSpec, type SampleDbObject } from '../api/index.ts';
 import { credentialsSecretName, PASSWORD_KEY } from './credentials.ts';
-import { monitoringRoleEnv } from './exporter.ts';
 import { childMeta, labelsFor, nameOf } from './meta.ts';
 import { namesFor } from './names.ts';
 import {
@@ -93,7 +92,6 @@ export function initJob(db: SampleDbObject, restore?: RestoreSource, defaults: O
                 ...literalEnv(env),
                 ...superuserEnv(db),
                 secretEnv('SAMPLEDB_OWNER_PASSWORD', credentialsSecretName(db), PASSWORD_KEY),
-                ...monitoringRoleEnv(db),
               ],
               resources: JOB_RESOURCES,
               securityContext: restrictedContainerSecurityContext(),

@@ -13,7 +13,7 @@ import type { SampleDbDeps, Step, StepContext, StepResult } from './steps/contex
 import { ensureCredentials } from './steps/credentials.ts';
 import { ensureFinalizer, FINALIZER } from './steps/finalizer.ts';
 import { ensureInitJob } from './steps/init-job.ts';
-import { ensureMonitoringSecret } from './steps/monitoring.ts';
+import { ensureMonitoring } from './steps/monitoring.ts';
 import { publishConnection } from './steps/publish.ts';
 import { growStorage } from './steps/storage.ts';
 import { validateSpec } from './steps/validate.ts';
@@ -25,7 +25,7 @@ export const LIVE_STEPS: readonly Step[] = [
   validateSpec,
   ensureFinalizer,
   ensureCredentials,
-  ensureMonitoringSecret,
+  ensureMonitoring,
   applyConfig,
   applyServices,
   ensureBackupPvc,

@@ -1,6 +1,5 @@
 // The init Job's script: wait for the server, create the owner role and the database idempotently, then restore
 // a backup or run the bootstrap SQL, exactly once, recorded in sampledb_operator.bootstrap.
-import { MONITORING_ROLE } from '../exporter.ts';
 import { BT, COMMON_FUNCTIONS } from './common.ts';
 
 /** Where the init Job mounts the bootstrap SQL (a ConfigMap key). */
@@ -26,7 +25,6 @@ export interface InitScriptSettings {
  * Env vars the script reads that come from the credentials Secret: PGUSER/PGPASSWORD (the superuser the
  * entrypoint created) and SAMPLEDB_OWNER_PASSWORD (set on the owner role).
  */
-/** With spec.monitoring.exporter, also SAMPLEDB_MONITOR_PASSWORD (monitoring Secret): the exporter's role. */
 export const INIT_SECRET_ENV = ['PGUSER', 'PGPASSWORD', 'SAMPLEDB_OWNER_PASSWORD'] as const;
 
 export function initScriptEnv(settings: InitScriptSettings): Record<string, string> {
@@ -40,7 +38,6 @@ export function initScriptEnv(settings: InitScriptSettings): Record<string, stri
     HOME: '/tmp',
     SAMPLEDB_DATABASE: settings.database,
     SAMPLEDB_OWNER: settings.owner,
-    SAMPLEDB_MONITOR_ROLE: MONITORING_ROLE,
     SAMPLEDB_INIT_SQL: settings.initSqlFile ?? '',
     SAMPLEDB_RESTORE_DUMP: settings.restoreDump ?? '',
     SAMPLEDB_RESTORE_CHECKSUM: settings.restoreChecksum ?? '',
@@ -67,23 +64,6 @@ SELECT format('ALTER DATABASE %I OWNER TO %I', :'database', :'owner')
 \gexec
 SQL
 log "role $SAMPLEDB_OWNER and database $SAMPLEDB_DATABASE are in place"
-
-# The exporter's role (spec.monitoring.exporter), only when its password is given: pg_monitor and nothing else;
-# NOSUPERUSER etc. are set explicitly so a pre-existing role of that name cannot keep more rights.
-if printenv SAMPLEDB_MONITOR_PASSWORD >/dev/null; then
-  psql_run -d postgres -v role="$SAMPLEDB_MONITOR_ROLE" <<'SQL'
-SET client_min_messages = warning;
-\set monitor_password ${BT}printenv SAMPLEDB_MONITOR_PASSWORD${BT}
-SELECT format('CREATE ROLE %I LOGIN', :'role')
- WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_roles WHERE rolname = :'role')
-\gexec
-SELECT format('ALTER ROLE %I WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS CONNECTION LIMIT 3 PASSWORD %L', :'role', :'monitor_password')
-\gexec
-SELECT format('GRANT pg_monitor TO %I', :'role')
-\gexec
-SQL
-  log "monitoring role $SAMPLEDB_MONITOR_ROLE is in place"
-fi
 
 # What ran once is recorded in the database itself, so a re-run Job (or a restored copy) does not run it again.
 psql_run -d "$SAMPLEDB_DATABASE" -v owner="$SAMPLEDB_OWNER" <<'SQL'

@@ -1,7 +1,7 @@
 // Prometheus (Debian's `prometheus`) scrapes the real operator's /metrics and a real postgres_exporter (Debian's
 // `prometheus-postgres-exporter`) in front of a real PostgreSQL on loopback, with the synthesized rules loaded. The
-// exporter logs in as the monitoring role that the real init script created with the password from the Secret the
-// real operator generated. The Grafana dashboard may use only metric names seen here.
+// exporter logs in as the monitoring role that the real role script created with the password from the Secret the
+// real operator generated (the operator also creates the role Job, once kwok has completed the init Job). The Grafana dashboard may use only metric names seen here.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,7 +12,11 @@ import { parseAllDocuments, stringify } from 'yaml';
 import { dashboardMetricNames, sampleDbAlertNames } from '../../../src/constructs/index.ts';
 import { freePorts, pollUntil } from '../../../src/envtest/index.ts';
 import { EXPORTER_CONTAINER, MONITORING_ROLE } from '../../../src/sampledb/exporter.ts';
-import { INIT_SCRIPT, initScriptEnv } from '../../../src/sampledb/scripts/init.ts';
+import { monitoringRoleJobName } from '../../../src/sampledb/monitoring-role-job.ts';
+import {
+  MONITORING_ROLE_SCRIPT,
+  monitoringRoleScriptEnv,
+} from '../../../src/sampledb/scripts/monitoring-role.ts';
 import { findPostgresBinDir, type PostgresServer, runScript, startPostgres } from '../../support/postgres.ts';
 import { sharedCluster, type TestCluster, testNamespace } from '../support/cluster.ts';
 import { crdManifests } from '../support/manifests.ts';
@@ -136,20 +140,52 @@ describe('monitoring: Prometheus scrapes the operator and a real exporter', {
     assert.deepEqual(names, ['postgres', EXPORTER_CONTAINER]);
   });
 
-  it('the init script creates the monitoring role with pg_monitor only', async () => {
-    const run = await runScript(INIT_SCRIPT, {
-      ...initScriptEnv({
+  it('once the init Job has succeeded, the operator runs the role Job for that Secret', async () => {
+    const secret = JSON.parse(
+      await kubectl(['-n', namespace, 'get', 'secret', 'orders-monitoring', '-o', 'json']),
+    );
+    const name = monitoringRoleJobName(
+      {
+        apiVersion: 'sampledb.io/v1alpha1',
+        kind: 'SampleDB',
+        metadata: { name: 'orders', namespace },
+        spec: { version: '16', storage: { size: '1Gi' } },
+      },
+      secret.metadata.uid,
+    );
+    // kwok completes the Job pods (the scripts themselves run against the loopback server below).
+    const job = await pollUntil(
+      `Job ${name}`,
+      async () => {
+        const r = await cluster.kubectl(['-n', namespace, 'get', 'job', name, '-o', 'json']);
+        return r.code === 0 ? JSON.parse(r.stdout) : undefined;
+      },
+      {
+        timeoutMs: 90_000,
+        intervalMs: 500,
+        failFast: () => (operator.running ? undefined : 'the operator exited'),
+      },
+    );
+    const env = job.spec.template.spec.containers[0].env as { name: string; value?: string }[];
+    assert.ok(
+      !JSON.stringify(job).includes(monitorPassword),
+      'the password is referenced, never copied, into the Job',
+    );
+    assert.equal(env.find((e) => e.name === 'SAMPLEDB_MONITOR_ROLE')?.value, MONITORING_ROLE);
+  });
+
+  it('the role script creates the monitoring role with pg_monitor only', async () => {
+    const run = await runScript(MONITORING_ROLE_SCRIPT, {
+      ...monitoringRoleScriptEnv({
         host: pg.host,
         port: pg.port,
-        database: 'app',
-        owner: 'app',
+        role: MONITORING_ROLE,
         waitSeconds: 30,
         terminationLog: join(scratch, 'termination'),
       }),
       PATH: pg.path,
       PGUSER: pg.superuser,
       PGPASSWORD: pg.password,
-      SAMPLEDB_OWNER_PASSWORD: 'owner-password-0123456789',
       SAMPLEDB_MONITOR_PASSWORD: monitorPassword,
     });
     assert.equal(run.code, 0, run.stderr);

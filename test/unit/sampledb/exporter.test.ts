@@ -8,8 +8,11 @@ import {
   MONITORING_ROLE,
   monitoringSecret,
 } from '../../../src/sampledb/exporter.ts';
-import { initJob } from '../../../src/sampledb/init-job.ts';
-import { INIT_SCRIPT } from '../../../src/sampledb/scripts/init.ts';
+import { monitoringRoleJob } from '../../../src/sampledb/monitoring-role-job.ts';
+import {
+  MONITORING_ROLE_SCRIPT,
+  MONITORING_ROLE_SECRET_ENV,
+} from '../../../src/sampledb/scripts/monitoring-role.ts';
 import { statefulSet } from '../../../src/sampledb/statefulset.ts';
 import { restrictedPodSpecViolations } from '../../support/restricted-pod-spec.ts';
 import { sampleDb } from '../../support/sampledb.ts';
@@ -100,27 +103,38 @@ describe('monitoring Secret', () => {
   });
 });
 
-describe('monitoring role', () => {
-  it('the init Job gets the role password from the monitoring Secret only with the exporter', () => {
-    const envOf = (db: ReturnType<typeof sampleDb>) =>
-      initJob(db).spec?.template.spec?.containers[0]?.env ?? [];
-    assert.equal(
-      envOf(sampleDb()).find((e) => e.name === MONITORING_PASSWORD_ENV),
-      undefined,
-    );
-    assert.deepEqual(
-      envOf(monitored()).find((e) => e.name === MONITORING_PASSWORD_ENV)?.valueFrom?.secretKeyRef,
-      {
-        name: 'orders-monitoring',
-        key: 'password',
-      },
-    );
+describe('monitoring role Job', () => {
+  const job = (db = monitored(), uid = 'uid-1') => monitoringRoleJob(db, uid);
+
+  it('runs the role script with the database image as the superuser, the password from the monitoring Secret', () => {
+    const container = job().spec?.template.spec?.containers[0];
+    assert.equal(container?.image, 'docker.io/library/postgres:16');
+    assert.deepEqual(container?.command, ['sh', '-c', MONITORING_ROLE_SCRIPT]);
+    const env = Object.fromEntries((container?.env ?? []).map((e) => [e.name, e]));
+    assert.deepEqual(env[MONITORING_PASSWORD_ENV]?.valueFrom?.secretKeyRef, {
+      name: 'orders-monitoring',
+      key: 'password',
+    });
+    assert.deepEqual(env.PGPASSWORD?.valueFrom?.secretKeyRef, {
+      name: 'orders-credentials',
+      key: 'password',
+    });
+    assert.equal(env.SAMPLEDB_MONITOR_ROLE?.value, MONITORING_ROLE);
+    for (const name of MONITORING_ROLE_SECRET_ENV)
+      assert.equal(env[name]?.value, undefined, `${name} is not literal`);
+    assert.deepEqual(restrictedPodSpecViolations(job().spec?.template.spec ?? { containers: [] }), []);
   });
 
-  it('the init script grants pg_monitor and strips every other attribute', () => {
-    assert.match(INIT_SCRIPT, /GRANT pg_monitor TO %I/);
-    assert.match(INIT_SCRIPT, /NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS/);
-    // The password comes from the environment, never from the command line.
-    assert.match(INIT_SCRIPT, /printenv SAMPLEDB_MONITOR_PASSWORD/);
+  it('is named after the Secret it applies: a new Secret, a new Job; names fit in 63 characters', () => {
+    assert.equal(job().metadata?.name, job(monitored(), 'uid-1').metadata?.name);
+    assert.notEqual(job().metadata?.name, job(monitored(), 'uid-2').metadata?.name);
+    const long = sampleDb({ monitoring: { exporter: { enabled: true } } }, { name: 'a'.repeat(52) });
+    assert.ok((job(long).metadata?.name ?? '').length <= 63);
+  });
+
+  it('the script grants pg_monitor, strips every other attribute, and reads the password from the environment', () => {
+    assert.match(MONITORING_ROLE_SCRIPT, /GRANT pg_monitor TO %I/);
+    assert.match(MONITORING_ROLE_SCRIPT, /NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS/);
+    assert.match(MONITORING_ROLE_SCRIPT, /printenv SAMPLEDB_MONITOR_PASSWORD/);
   });
 });
