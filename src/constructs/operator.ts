@@ -9,6 +9,7 @@ import {
 } from '../api/index.ts';
 import { SampleDbDeletionProtection } from './deletion-protection.ts';
 import { OPERATOR_NAME, operatorLabels, operatorSelector } from './labels.ts';
+import { SampleDbMonitoring } from './monitoring.ts';
 import { OperatorRbac } from './rbac.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -61,6 +62,11 @@ export interface SampleDbOperatorProps {
    * `spec.image`: a mirror or an air-gapped registry. Default: `docker.io/library/postgres`.
    */
   readonly postgresImageRepository?: string;
+  /**
+   * Also emit the Prometheus operator objects (SampleDbMonitoring: ServiceMonitor, PodMonitor, PrometheusRule) in
+   * the operator's namespace. Needs the monitoring.coreos.com/v1 CRDs. Default: `false`.
+   */
+  readonly monitoring?: boolean;
 }
 
 export const OPERATOR_DEFAULTS = {
@@ -76,6 +82,7 @@ export const OPERATOR_DEFAULTS = {
   healthPort: 8081,
   deletionProtection: true,
   postgresImageRepository: DEFAULT_IMAGE_REPOSITORY,
+  monitoring: false,
 } as const;
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -305,6 +312,13 @@ export class SampleDbOperator extends Construct {
         ports: [{ name: 'metrics', port: metricsPort, targetPort: k8s.IntOrString.fromString('metrics') }],
       },
     });
+
+    if (props.monitoring ?? d.monitoring) {
+      new SampleDbMonitoring(this, 'monitoring', {
+        namespace: this.namespace,
+        serviceMonitor: { operatorName: this.name },
+      });
+    }
 
     if (props.deletionProtection ?? d.deletionProtection) {
       new SampleDbDeletionProtection(this, 'deletion-protection', {

@@ -12,6 +12,7 @@ import {
   dashboardMetricNames,
   EXPORTER_PORT_NAME,
   SampleDbMonitoring,
+  SampleDbOperator,
   sampleDbAlertGroups,
   sampleDbAlertNames,
   sampleDbDashboard,
@@ -66,6 +67,34 @@ describe('SampleDbMonitoring constructs', () => {
     const labels = labelsFor(sampleDb(), 'database');
     for (const [key, value] of Object.entries(DATABASE_POD_SELECTOR)) assert.equal(labels[key], value, key);
     assert.equal(EXPORTER_PORT_NAME, SIDECAR_PORT_NAME);
+  });
+
+  it('SampleDbOperator({ monitoring: true }) adds them in its namespace, the alerts on its metrics job', () => {
+    const chart = Testing.chart();
+    new SampleDbOperator(chart, 'operator', {
+      image: 'x.test/op:1',
+      namespace: 'ops',
+      name: 'sdb',
+      monitoring: true,
+    });
+    const manifests = (Testing.synth(chart) as Manifest[]).filter(
+      (m) => m.metadata.labels?.['app.kubernetes.io/component'] === 'monitoring',
+    );
+    assert.deepEqual(
+      manifests.map((m) => `${m.kind} ${m.metadata.namespace}/${m.metadata.name}`),
+      [
+        'ServiceMonitor ops/sdb-metrics',
+        'PodMonitor ops/sampledb-databases',
+        'PrometheusRule ops/sampledb-alerts',
+      ],
+    );
+    assert.match(JSON.stringify(manifests[2]?.spec), /absent\(up\{job=\\"sdb-metrics\\"\} == 1\)/);
+    const plain = Testing.chart();
+    new SampleDbOperator(plain, 'operator', { image: 'x.test/op:1' });
+    assert.ok(
+      !(Testing.synth(plain) as Manifest[]).some((m) => m.kind === 'PrometheusRule'),
+      'off by default',
+    );
   });
 
   it('dist/ holds the default rules (fresh: the same as the construct makes)', () => {
