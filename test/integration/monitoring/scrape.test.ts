@@ -63,6 +63,7 @@ describe('monitoring: Prometheus scrapes the operator and a real exporter', {
   let pg: PostgresServer;
   let prometheusUrl: string;
   let monitorPassword: string;
+  let metricsPort: number | undefined;
 
   async function kubectl(args: string[], input?: string): Promise<string> {
     const result = await cluster.kubectl(args, input === undefined ? {} : { input });
@@ -80,9 +81,10 @@ describe('monitoring: Prometheus scrapes the operator and a real exporter', {
     );
     await kubectl(['wait', '--for=condition=Established', '--timeout=30s', 'crd/sampledbs.sampledb.io']);
     namespace = await testNamespace(cluster, 'monitoring');
+    [metricsPort] = await freePorts(1);
     operator = OperatorProcess.start({
       kubeconfigPath: cluster.kubeconfigPath,
-      env: { WATCH_NAMESPACES: namespace },
+      env: { WATCH_NAMESPACES: namespace, METRICS_PORT: String(metricsPort) },
     });
     pg = await startPostgres();
   });
@@ -135,7 +137,14 @@ describe('monitoring: Prometheus scrapes the operator and a real exporter', {
     assert.match(monitorPassword, /^[A-Za-z0-9]{40}$/);
     // The password appears nowhere but in the Secret: not in the operator's log.
     assert.ok(!operator.lines.some((line) => line.includes(monitorPassword)));
-    const sts = JSON.parse(await kubectl(['-n', namespace, 'get', 'statefulset', 'orders', '-o', 'json']));
+    const sts = await pollUntil(
+      'the StatefulSet',
+      async () => {
+        const r = await cluster.kubectl(['-n', namespace, 'get', 'statefulset', 'orders', '-o', 'json']);
+        return r.code === 0 ? JSON.parse(r.stdout) : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 250 },
+    );
     const names = sts.spec.template.spec.containers.map((c: { name: string }) => c.name);
     assert.deepEqual(names, ['postgres', EXPORTER_CONTAINER]);
   });
@@ -216,17 +225,18 @@ describe('monitoring: Prometheus scrapes the operator and a real exporter', {
         DATA_SOURCE_PASS: monitorPassword,
       },
     );
+    // The operator serves /metrics on METRICS_PORT once it has started.
     const started = await pollUntil(
-      'the operator to report its metrics port',
-      async () => {
-        for (const line of operator.lines) {
-          if (!line.includes('"metricsPort"')) continue;
-          const port = (JSON.parse(line) as { metricsPort?: number }).metricsPort;
-          if (port) return port;
-        }
-        return undefined;
+      'the operator to serve /metrics',
+      async () =>
+        (await fetch(`http://127.0.0.1:${metricsPort}/metrics`).catch(() => undefined))?.ok
+          ? metricsPort
+          : undefined,
+      {
+        timeoutMs: 30_000,
+        intervalMs: 200,
+        failFast: () => (operator.running ? undefined : 'the operator exited'),
       },
-      { timeoutMs: 30_000, intervalMs: 200 },
     );
     const dist = parseAllDocuments(readFileSync('dist/0003-sampledb-monitoring.k8s.yaml', 'utf8')).map((d) =>
       d.toJS(),
