@@ -112,7 +112,12 @@ async function latencyAndThroughput(plane: ControlPlane) {
   );
   await createMany(http, 'latency', 500, 'l');
 
-  const manager = new Manager({ kubeConfig, namespace: 'latency', logger: silentLogger });
+  const manager = new Manager({
+    kubeConfig,
+    namespace: 'latency',
+    logger: silentLogger,
+    fieldManager: 'runtime-bench',
+  });
   const latencies: number[] = [];
   let mode: 'latency' | 'write' = 'latency';
   let writes = 0;

@@ -122,7 +122,8 @@ function walkRules(
 }
 
 export function createValidator(schema: TSchema): Validator {
-  const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
+  // verbose: describe() names the refused value and the field's description (error.data, error.parentSchema).
+  const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, verbose: true });
   const check: ValidateFunction = ajv.compile(strictCopy(schema as SchemaNode));
   const run = (value: unknown, oldValue: unknown, transitions: boolean): FieldError[] => {
     const errors: FieldError[] = check(value) ? [] : (check.errors ?? []).map(describe);

@@ -1,11 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { InformerCache } from './cache.ts';
-import { metaTime } from './conditions.ts';
 import { ApiError, type DeleteOptions, type KubeHttp, type PatchType } from './http.ts';
 import { EVENTS } from './kinds.ts';
 import { type KubeObject, keyOf, type ObjectRef, type ResourceType, refOf } from './resource.ts';
-
-export const defaultFieldManager = 'sampledb-operator';
+import { microTime } from './time.ts';
 
 export const eventsResource: ResourceType = EVENTS;
 
@@ -29,7 +27,8 @@ export interface ClientOptions {
   http: KubeHttp;
   /** Writes are fed back into this cache (read-your-writes). */
   cache?: InformerCache;
-  fieldManager?: string;
+  /** Who owns the fields this client applies (server-side apply), e.g. the operator's name. */
+  fieldManager: string;
   /** events.k8s.io reportingController, e.g. 'example.com/my-operator'. */
   reportingController?: string;
   reportingInstance?: string;
@@ -56,7 +55,7 @@ export class Client {
     this.#http = opts.http;
     this.#cache = opts.cache;
     this.#opts = opts;
-    this.fieldManager = opts.fieldManager ?? defaultFieldManager;
+    this.fieldManager = opts.fieldManager;
     this.#now = opts.now ?? (() => new Date());
   }
 
@@ -248,10 +247,3 @@ export class Client {
     for (const [key, seen] of this.#events) if (now - seen.last >= windowMs) this.#events.delete(key);
   }
 }
-
-/** metav1.MicroTime wire format. */
-export function microTime(date: Date): string {
-  return `${date.toISOString().slice(0, 23)}000Z`;
-}
-
-export { metaTime };

@@ -21,6 +21,35 @@ describe('SampleDb construct', () => {
     });
   });
 
+  it('tells what clients connect to, as the Pulumi SampleDb and the SampleDB status.endpoint do', () => {
+    const chart = Testing.chart();
+    const orders = new SampleDb(chart, 'orders', {
+      namespace: 'shop',
+      spec: { version: '16', storage: { size: '5Gi' } },
+    });
+    assert.deepEqual(
+      {
+        host: orders.host,
+        port: orders.port,
+        bindingSecretName: orders.bindingSecretName,
+        connectionConfigMapName: orders.connectionConfigMapName,
+      },
+      {
+        host: 'orders.shop.svc',
+        port: 5432,
+        bindingSecretName: 'orders-binding',
+        connectionConfigMapName: 'orders-connection',
+      },
+    );
+    const custom = new SampleDb(chart, 'cart', {
+      name: 'cart-db',
+      spec: { version: '16', storage: { size: '5Gi' }, service: { port: 6543 } },
+    });
+    assert.equal(custom.host, undefined, 'no namespace: the host depends on where the manifest is applied');
+    assert.equal(custom.port, 6543);
+    assert.equal(custom.bindingSecretName, 'cart-db-binding');
+  });
+
   for (const invalid of INVALID_CREATES) {
     it(`fails at synth time naming ${invalid.field} (${invalid.title})`, () => {
       const chart = Testing.chart();
