@@ -3,7 +3,7 @@
 // then the role Job (monitoring-role-job.ts).
 import { randomInt } from 'node:crypto';
 import type { V1Container, V1Secret } from '@kubernetes/client-node';
-import { DEFAULT_EXPORTER_IMAGE, type SampleDbObject } from '../api/index.ts';
+import { DEFAULT_EXPORTER_IMAGE, POSTGRES_PORT, type SampleDbObject } from '../api/index.ts';
 import {
   generatePassword,
   PASSWORD_KEY,
@@ -11,11 +11,11 @@ import {
   type RandomInt,
   USERNAME_KEY,
 } from './credentials.ts';
-import { childMeta, nameOf } from './meta.ts';
+import type { SampleDbInstance } from './instance.ts';
+import { childMeta } from './meta.ts';
 import { namesFor } from './names.ts';
 import { literalEnv, secretEnv } from './pod.ts';
 import { restrictedContainerSecurityContext } from './security.ts';
-import { POSTGRES_PORT } from './services.ts';
 
 export const EXPORTER_CONTAINER = 'exporter';
 /** postgres_exporter's registered default port. */
@@ -39,7 +39,7 @@ export function exporterImage(db: SampleDbObject): string {
 }
 
 export function monitoringSecretName(db: SampleDbObject): string {
-  return namesFor(nameOf(db)).monitoringSecret;
+  return namesFor(db.metadata.name ?? '').monitoringSecret;
 }
 
 const encode = (value: string) => Buffer.from(value, 'utf8').toString('base64');
@@ -49,16 +49,16 @@ const encode = (value: string) => Buffer.from(value, 'utf8').toString('base64');
  * already in `existing` is kept: the role in the database has it.
  */
 export function monitoringSecret(
-  db: SampleDbObject,
+  instance: SampleDbInstance,
   existing: V1Secret | undefined,
   random: RandomInt = randomInt,
 ): V1Secret | undefined {
-  if (!exporterEnabled(db)) return undefined;
+  if (!exporterEnabled(instance.object)) return undefined;
   const kept = existing?.data?.[PASSWORD_KEY];
   return {
     apiVersion: 'v1',
     kind: 'Secret',
-    metadata: childMeta(db, monitoringSecretName(db), 'credentials'),
+    metadata: childMeta(instance, instance.names.monitoringSecret, 'credentials'),
     type: 'Opaque',
     data: {
       [USERNAME_KEY]: encode(MONITORING_ROLE),

@@ -3,14 +3,13 @@
 // Secret deleted and generated anew gets its password into the role by a new Job; a finished Job is the record.
 import { createHash } from 'node:crypto';
 import type { V1Job } from '@kubernetes/client-node';
-import { type OperatorDefaults, resolveSampleDbSpec, type SampleDbObject } from '../api/index.ts';
+import { POSTGRES_PORT } from '../api/index.ts';
 import { PASSWORD_KEY } from './credentials.ts';
-import { MONITORING_PASSWORD_ENV, MONITORING_ROLE, monitoringSecretName } from './exporter.ts';
-import { childMeta, labelsFor, nameOf } from './meta.ts';
+import { MONITORING_PASSWORD_ENV, MONITORING_ROLE } from './exporter.ts';
+import type { SampleDbInstance } from './instance.ts';
+import { childMeta } from './meta.ts';
 import { boundedName } from './names.ts';
 import {
-  DATABASE_PORT,
-  databasePodHost,
   JOB_RESOURCES,
   literalEnv,
   scratchVolume,
@@ -24,26 +23,21 @@ import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from
 
 export const MONITORING_ROLE_CONTAINER = 'monitoring-role';
 
-export function monitoringRoleJobName(db: SampleDbObject, secretUid: string): string {
+export function monitoringRoleJobName(sampleDbName: string, secretUid: string): string {
   const hash = createHash('sha256').update(secretUid).digest('hex').slice(0, 8);
-  return boundedName(nameOf(db), `monitoring-${hash}`);
+  return boundedName(sampleDbName, `monitoring-${hash}`);
 }
 
-export function monitoringRoleJob(
-  db: SampleDbObject,
-  secretUid: string,
-  defaults: OperatorDefaults = {},
-): V1Job {
-  const spec = resolveSampleDbSpec(db.spec, defaults);
+export function monitoringRoleJob(instance: SampleDbInstance, secretUid: string): V1Job {
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
-    metadata: childMeta(db, monitoringRoleJobName(db, secretUid), 'init'),
+    metadata: childMeta(instance, monitoringRoleJobName(instance.name, secretUid), 'init'),
     spec: {
       backoffLimit: 3,
       activeDeadlineSeconds: 900,
       template: {
-        metadata: { labels: labelsFor(db, 'init') },
+        metadata: { labels: { ...instance.labels.init } },
         spec: {
           restartPolicy: 'Never',
           securityContext: restrictedPodSecurityContext(),
@@ -53,19 +47,19 @@ export function monitoringRoleJob(
             {
               name: MONITORING_ROLE_CONTAINER,
               // The database's own image: its psql matches the server.
-              image: spec.image,
+              image: instance.spec.image,
               imagePullPolicy: 'IfNotPresent',
               command: ['sh', '-c', MONITORING_ROLE_SCRIPT],
               env: [
                 ...literalEnv(
                   monitoringRoleScriptEnv({
-                    host: databasePodHost(db),
-                    port: DATABASE_PORT,
+                    host: instance.podHost,
+                    port: POSTGRES_PORT,
                     role: MONITORING_ROLE,
                   }),
                 ),
-                ...superuserEnv(db),
-                secretEnv(MONITORING_PASSWORD_ENV, monitoringSecretName(db), PASSWORD_KEY),
+                ...superuserEnv(instance),
+                secretEnv(MONITORING_PASSWORD_ENV, instance.names.monitoringSecret, PASSWORD_KEY),
               ],
               resources: JOB_RESOURCES,
               securityContext: restrictedContainerSecurityContext(),

@@ -153,15 +153,7 @@ describe('monitoring: Prometheus scrapes the operator and a real exporter', {
     const secret = JSON.parse(
       await kubectl(['-n', namespace, 'get', 'secret', 'orders-monitoring', '-o', 'json']),
     );
-    const name = monitoringRoleJobName(
-      {
-        apiVersion: 'sampledb.io/v1alpha1',
-        kind: 'SampleDB',
-        metadata: { name: 'orders', namespace },
-        spec: { version: '16', storage: { size: '1Gi' } },
-      },
-      secret.metadata.uid,
-    );
+    const name = monitoringRoleJobName('orders', secret.metadata.uid);
     // kwok completes the Job pods (the scripts themselves run against the loopback server below).
     const job = await pollUntil(
       `Job ${name}`,

@@ -19,7 +19,7 @@ import {
 } from '../../../src/constructs/index.ts';
 import { runtimeMetrics } from '../../../src/runtime/metrics.ts';
 import { EXPORTER_PORT_NAME as SIDECAR_PORT_NAME } from '../../../src/sampledb/exporter.ts';
-import { labelsFor } from '../../../src/sampledb/meta.ts';
+import { resolveInstance } from '../../../src/sampledb/instance.ts';
 import { registerSampleDbMetrics } from '../../../src/sampledb/metrics.ts';
 import { sampleDb } from '../../support/sampledb.ts';
 
@@ -64,7 +64,7 @@ describe('SampleDbMonitoring constructs', () => {
   });
 
   it('the PodMonitor selects the database pods by their real labels and scrapes the sidecar port', () => {
-    const labels = labelsFor(sampleDb(), 'database');
+    const labels = resolveInstance(sampleDb()).labels.database;
     for (const [key, value] of Object.entries(DATABASE_POD_SELECTOR)) assert.equal(labels[key], value, key);
     assert.equal(EXPORTER_PORT_NAME, SIDECAR_PORT_NAME);
   });

@@ -8,6 +8,7 @@ import {
   MONITORING_ROLE,
   monitoringSecret,
 } from '../../../src/sampledb/exporter.ts';
+import { resolveInstance } from '../../../src/sampledb/instance.ts';
 import { monitoringRoleJob } from '../../../src/sampledb/monitoring-role-job.ts';
 import {
   MONITORING_ROLE_SCRIPT,
@@ -21,7 +22,7 @@ const decode = (value: string | undefined) => Buffer.from(value ?? '', 'base64')
 const monitored = (image?: string) =>
   sampleDb({ monitoring: { exporter: { enabled: true, ...(image ? { image } : {}) } } });
 const containersOf = (db: ReturnType<typeof sampleDb>) =>
-  statefulSet(db).spec?.template.spec?.containers ?? [];
+  statefulSet(resolveInstance(db)).spec?.template.spec?.containers ?? [];
 
 describe('postgres_exporter sidecar', () => {
   it('is absent unless monitoring.exporter.enabled', () => {
@@ -63,7 +64,7 @@ describe('postgres_exporter sidecar', () => {
   });
 
   it('keeps the pod within PodSecurity restricted and never gates the database readiness', () => {
-    const spec = statefulSet(monitored()).spec?.template.spec;
+    const spec = statefulSet(resolveInstance(monitored())).spec?.template.spec;
     assert.ok(spec);
     assert.deepEqual(restrictedPodSpecViolations(spec), []);
     assert.equal(spec.containers[1]?.readinessProbe, undefined);
@@ -84,9 +85,9 @@ describe('postgres_exporter sidecar', () => {
 
 describe('monitoring Secret', () => {
   it('is generated only with the exporter: username sampledb_monitor, a 40-character CSPRNG password', () => {
-    assert.equal(monitoringSecret(sampleDb(), undefined), undefined);
+    assert.equal(monitoringSecret(resolveInstance(sampleDb()), undefined), undefined);
     const calls: number[] = [];
-    const secret = monitoringSecret(monitored(), undefined, (max) => {
+    const secret = monitoringSecret(resolveInstance(monitored()), undefined, (max) => {
       calls.push(max);
       return 1;
     });
@@ -99,12 +100,12 @@ describe('monitoring Secret', () => {
 
   it('keeps the password already in the cluster', () => {
     const existing = { data: { username: 'x', password: Buffer.from('kept').toString('base64') } };
-    assert.equal(decode(monitoringSecret(monitored(), existing)?.data?.password), 'kept');
+    assert.equal(decode(monitoringSecret(resolveInstance(monitored()), existing)?.data?.password), 'kept');
   });
 });
 
 describe('monitoring role Job', () => {
-  const job = (db = monitored(), uid = 'uid-1') => monitoringRoleJob(db, uid);
+  const job = (db = monitored(), uid = 'uid-1') => monitoringRoleJob(resolveInstance(db), uid);
 
   it('runs the role script with the database image as the superuser, the password from the monitoring Secret', () => {
     const container = job().spec?.template.spec?.containers[0];
