@@ -208,7 +208,8 @@ build_operator() {
   if [[ -n ${SAMPLEDB_OPERATOR_LIB:-} ]]; then
     cp -a "$SAMPLEDB_OPERATOR_LIB" "$app/lib"
   else
-    (cd "$repo_root" && ./node_modules/.bin/tsc -p tsconfig.build.json --outDir "$app/lib")
+    # tsc reports on stdout, which is this script's result (one line per image): its messages go to stderr.
+    (cd "$repo_root" && ./node_modules/.bin/tsc -p tsconfig.build.json --outDir "$app/lib" >&2)
   fi
   cp "$repo_root/package.json" "$app/"
   # Production node_modules depend on the lock file only: kept between builds of the image.
