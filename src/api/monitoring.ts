@@ -1,5 +1,6 @@
 // spec.monitoring: database metrics through a postgres_exporter sidecar, scraped by a PodMonitor.
 import { type Static, Type } from '@sinclair/typebox';
+import { IMAGE_REFERENCE_PATTERN } from './formats.ts';
 
 /**
  * The sidecar image when `spec.monitoring.exporter.image` is not set: the Prometheus community's postgres_exporter.
@@ -23,7 +24,8 @@ export const ExporterSchema = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 512,
-        description: `The exporter image. Default: ${DEFAULT_EXPORTER_IMAGE}.`,
+        pattern: IMAGE_REFERENCE_PATTERN,
+        description: `The exporter image: repository[:tag][@digest]. Default: ${DEFAULT_EXPORTER_IMAGE}.`,
       }),
     ),
   },

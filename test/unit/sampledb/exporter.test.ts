@@ -70,16 +70,16 @@ describe('postgres_exporter sidecar', () => {
     assert.equal(spec.containers[1]?.readinessProbe, undefined);
   });
 
-  it('is accepted by the validator with and without an image, and refuses an empty image', () => {
+  it('is accepted by the validator with and without an image, and refuses what is no image reference', () => {
     assert.deepEqual(sampleDbValidator.validate(monitored()), []);
     assert.deepEqual(sampleDbValidator.validate(monitored('registry.example/exporter:1')), []);
-    const bad = sampleDbValidator.validate(
-      sampleDb({ monitoring: { exporter: { enabled: true, image: '' } } }),
-    );
-    assert.deepEqual(
-      bad.map((e) => e.field),
-      ['spec.monitoring.exporter.image'],
-    );
+    for (const image of ['', 'Registry.Example/Exporter:1', 'exporter:bad tag']) {
+      const bad = sampleDbValidator.validate(
+        sampleDb({ monitoring: { exporter: { enabled: true, image } } }),
+      );
+      assert.ok(bad.length > 0, `"${image}" is refused`);
+      assert.deepEqual([...new Set(bad.map((e) => e.field))], ['spec.monitoring.exporter.image']);
+    }
   });
 });
 
