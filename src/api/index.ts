@@ -7,6 +7,7 @@ export * from './endpoint.ts';
 export * from './formats.ts';
 export * from './identity.ts';
 export * from './kube-object.ts';
+export * from './monitoring.ts';
 export * from './operator-settings.ts';
 export * from './permissions.ts';
 export * from './quantity.ts';

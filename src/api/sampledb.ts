@@ -21,6 +21,7 @@ import {
 } from './formats.ts';
 import type { API_VERSION, KINDS } from './identity.ts';
 import type { KubeObject, ObjectMeta } from './kube-object.ts';
+import { MonitoringSchema } from './monitoring.ts';
 import { compareQuantities } from './quantity.ts';
 import {
   ConditionList,
@@ -550,6 +551,7 @@ export const SampleDbSpecSchema = Type.Object(
     bootstrap: Type.Optional(BootstrapSchema),
     backup: Type.Optional(BackupSchema),
     deletion: Type.Optional(DeletionSchema),
+    monitoring: Type.Optional(MonitoringSchema),
   },
   { description: 'Desired state of a SampleDB database.' },
 );

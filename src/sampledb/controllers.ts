@@ -1,8 +1,9 @@
 // Registers the SampleDB and SampleDBBackup controllers on a Manager, with the watches that map every related
 // object back to the SampleDB (or SampleDBBackup) it concerns.
-import type { SampleDbObject } from '../api/index.ts';
+import type { SampleDbBackupObject, SampleDbObject } from '../api/index.ts';
 import type { Manager, Stored } from '../runtime/index.ts';
 import { SampleDbBackupReconciler } from './backup/reconciler.ts';
+import { registerSampleDbMetrics } from './metrics.ts';
 import { SampleDbReconciler } from './reconciler.ts';
 import {
   CONFIGMAPS,
@@ -50,6 +51,11 @@ export function registerSampleDbControllers(manager: Manager, options: SampleDbC
       namespace: db.metadata.namespace ?? '',
       name: db.metadata.name ?? '',
     }));
+
+  registerSampleDbMetrics(manager.registry, () => ({
+    dbs: manager.cache.storeFor<Stored<SampleDbObject>>(SAMPLEDBS)?.list() ?? [],
+    backups: manager.cache.storeFor<Stored<SampleDbBackupObject>>(SAMPLEDB_BACKUPS)?.list() ?? [],
+  }));
 
   manager.addController({
     name: 'sampledb',
