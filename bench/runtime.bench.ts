@@ -112,7 +112,12 @@ async function latencyAndThroughput(plane: ControlPlane) {
   );
   await createMany(http, 'latency', 500, 'l');
 
-  const manager = new Manager({ kubeConfig, namespace: 'latency', logger: silentLogger });
+  const manager = new Manager({
+    kubeConfig,
+    namespace: 'latency',
+    logger: silentLogger,
+    fieldManager: 'runtime-bench',
+  });
   const latencies: number[] = [];
   let mode: 'latency' | 'write' = 'latency';
   let writes = 0;
@@ -123,7 +128,7 @@ async function latencyAndThroughput(plane: ControlPlane) {
     queue: { qps: 1e6, burst: 1e6 },
     reconciler: {
       async reconcile(req) {
-        const cm = manager.client.get<ConfigMap>(configMaps, req);
+        const cm = manager.client.get(configMaps, req);
         if (mode === 'latency') {
           const sent = Number(cm?.data?.sentAt);
           if (sent) latencies.push(performance.timeOrigin + performance.now() - sent);
@@ -134,7 +139,7 @@ async function latencyAndThroughput(plane: ControlPlane) {
             kind: 'ConfigMap',
             metadata: { name: req.name, namespace: req.namespace },
             data: { reconciledBy: 'bench' },
-          } as ConfigMap);
+          });
           writes++;
         }
       },

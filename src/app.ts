@@ -1,5 +1,6 @@
-// The cdk8s app behind `cdk8s synth` / `npm run synth`: writes the CRDs, the operator and the examples to dist/.
-// Deterministic on purpose (no timestamps, no random names): CI regenerates dist/ and fails on any difference.
+// The cdk8s app behind `cdk8s synth` / `npm run synth`: writes the CRDs, the operator and the examples to dist/ (or
+// the `--output` directory). Deterministic on purpose (no timestamps, no random names): CI regenerates dist/ and fails
+// on any difference.
 import { App, Chart } from 'cdk8s';
 import packageJson from '../package.json' with { type: 'json' };
 import { SampleDbCrds, SampleDbOperator } from './constructs/index.ts';
@@ -8,7 +9,8 @@ import { ExamplesChart } from './examples/index.ts';
 /** Image written into dist/. Deployments pin a digest instead (see the Pulumi stack). */
 export const DIST_IMAGE = `localhost/sampledb-operator:${packageJson.version}`;
 
-const app = new App({ outdir: 'dist' });
+// No outdir: cdk8s's App writes where `cdk8s synth --output DIR` asks (CDK8S_OUTDIR), dist/ by default (cdk8s.yaml).
+const app = new App();
 
 const crds = new Chart(app, 'sampledb-crds');
 new SampleDbCrds(crds, 'crds');

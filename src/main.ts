@@ -1,67 +1,30 @@
 // The composition root: the only place that reads the environment. Builds the Manager, registers the SampleDB
 // controllers and runs until SIGTERM/SIGINT, then drains in-flight reconciles, releases the Lease and exits 0.
 //
-// Environment (set by the Deployment in src/constructs/operator.ts):
-//   KUBECONFIG         a kubeconfig file; without it, the in-cluster ServiceAccount
-//   WATCH_NAMESPACES   "" (all namespaces) or a comma-separated list (one watch per namespace, Role-scoped RBAC)
-//   LEADER_ELECTION    "true" to elect a leader through the Lease in POD_NAMESPACE (default false)
-//   POD_NAME           this replica's identity in the Lease (default: hostname + random)
-//   POD_NAMESPACE      where the Lease lives
-//   LOG_LEVEL          pino level (default info)
-//   HEALTH_PORT        /healthz, /readyz (and /metrics) (default 8081; 0 picks a free port)
-//   METRICS_PORT       /metrics (default 8080; 0 picks a free port)
-//   POSTGRES_IMAGE_REPOSITORY  repository of the PostgreSQL images, tagged by version, for SampleDBs without
-//                      spec.image (default docker.io/library/postgres): a mirror, or an air-gapped registry
+// Its environment is the contract in src/api/operator-settings.ts (the Deployment of src/constructs/operator.ts
+// renders it): WATCH_NAMESPACES, LEADER_ELECTION, LOG_LEVEL, METRICS_PORT, HEALTH_PORT, POSTGRES_IMAGE_REPOSITORY,
+// POD_NAME and POD_NAMESPACE from the downward API, and KUBECONFIG outside a cluster.
 import { HttpMethod, KubeConfig } from '@kubernetes/client-node';
-import { DEFAULT_IMAGE_REPOSITORY, imageRepositoryProblem, LEADER_ELECTION_LEASE } from './api/index.ts';
-import { createLogger, HealthServer, isStatus, type Logger, Manager } from './runtime/index.ts';
+import packageJson from '../package.json' with { type: 'json' };
+import {
+  LEADER_ELECTION_LEASE,
+  OPERATOR_NAME,
+  type OperatorSettings,
+  parseOperatorSettings,
+} from './api/index.ts';
+import {
+  createLogger,
+  describeError,
+  HealthServer,
+  isStatus,
+  type Logger,
+  Manager,
+} from './runtime/index.ts';
 import { registerSampleDbControllers } from './sampledb/controllers.ts';
 import { SNAPSHOT_GROUP } from './sampledb/resources.ts';
 
-export interface OperatorSettings {
-  kubeconfigPath: string | undefined;
-  namespaces: string[];
-  leaderElection: { namespace: string; identity: string | undefined } | undefined;
-  logLevel: string;
-  healthPort: number;
-  metricsPort: number;
-  postgresImageRepository: string;
-}
-
-function port(value: string | undefined, fallback: number, name: string): number {
-  if (value === undefined || value === '') return fallback;
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65535)
-    throw new Error(`${name}="${value}" is not a port`);
-  return parsed;
-}
-
-export function settingsFrom(env: Readonly<Record<string, string | undefined>>): OperatorSettings {
-  const namespaces = (env.WATCH_NAMESPACES ?? '')
-    .split(',')
-    .map((n) => n.trim())
-    .filter(Boolean);
-  const invalid = namespaces.filter((n) => !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(n));
-  if (invalid.length > 0) throw new Error(`WATCH_NAMESPACES: not namespace names: ${invalid.join(', ')}`);
-  const leaderElection = (env.LEADER_ELECTION ?? 'false').toLowerCase() === 'true';
-  if (leaderElection && !env.POD_NAMESPACE)
-    throw new Error('LEADER_ELECTION=true needs POD_NAMESPACE for the Lease');
-  const postgresImageRepository = env.POSTGRES_IMAGE_REPOSITORY || DEFAULT_IMAGE_REPOSITORY;
-  const repositoryProblem = imageRepositoryProblem(postgresImageRepository);
-  if (repositoryProblem) throw new Error(`POSTGRES_IMAGE_REPOSITORY ${repositoryProblem}`);
-  return {
-    kubeconfigPath: env.KUBECONFIG || undefined,
-    namespaces: [...new Set(namespaces)],
-    leaderElection:
-      leaderElection && env.POD_NAMESPACE
-        ? { namespace: env.POD_NAMESPACE, identity: env.POD_NAME || undefined }
-        : undefined,
-    logLevel: env.LOG_LEVEL || 'info',
-    healthPort: port(env.HEALTH_PORT, 8081, 'HEALTH_PORT'),
-    metricsPort: port(env.METRICS_PORT, 8080, 'METRICS_PORT'),
-    postgresImageRepository,
-  };
-}
+/** The controller's settings from its environment (the contract's parser, under the name the tests know). */
+export const settingsFrom = parseOperatorSettings;
 
 function kubeConfigFor(settings: OperatorSettings): KubeConfig {
   const kc = new KubeConfig();
@@ -77,7 +40,10 @@ async function servesSnapshots(manager: Manager, log: Logger): Promise<boolean> 
     return true;
   } catch (err) {
     if (isStatus(err, 404)) return false;
-    log.warn({ err: String(err) }, 'could not discover the snapshot API; final backups will use pg_dump');
+    log.warn(
+      { err: describeError(err) },
+      'could not discover the snapshot API; final backups will use pg_dump',
+    );
     return false;
   }
 }
@@ -86,6 +52,10 @@ export async function runOperator(settings: OperatorSettings, logger: Logger): P
   const manager = new Manager({
     kubeConfig: kubeConfigFor(settings),
     logger,
+    // The runtime is generic; the operator names itself (its field manager must never change: server-side apply
+    // ownership of every field it wrote hangs on it).
+    fieldManager: OPERATOR_NAME,
+    userAgent: `${OPERATOR_NAME}/${packageJson.version}`,
     healthPort: settings.healthPort,
     namespaces: settings.namespaces,
     ...(settings.leaderElection
@@ -136,10 +106,7 @@ async function main(): Promise<void> {
     logger.info('sampledb-operator stopped');
     process.exit(0);
   } catch (err) {
-    logger.fatal(
-      { err: err instanceof Error ? (err.stack ?? err.message) : String(err) },
-      'sampledb-operator failed',
-    );
+    logger.fatal({ err: describeError(err, { stack: true }) }, 'sampledb-operator failed');
     process.exit(1);
   }
 }

@@ -2,6 +2,7 @@
 // no wildcard, and the controller's integration tests run under exactly these rules. When the controller starts
 // using a new verb, it is added here and nowhere else. test/e2e/privileges.test.ts holds the table to the apiserver's
 // audit log: every verb here was used by the e2e run, or test/support/least-privilege.ts says why not.
+import { GROUP, OPERATOR_NAME, PLURALS } from './identity.ts';
 
 export interface PolicyRule {
   readonly apiGroups: readonly string[];
@@ -18,26 +19,26 @@ const READ = ['get', 'list', 'watch'] as const;
 /** Rules on namespaced resources in the namespaces the operator watches. */
 export const WATCHED_NAMESPACE_RULES: readonly PolicyRule[] = [
   {
-    apiGroups: ['sampledb.io'],
-    resources: ['sampledbs'],
+    apiGroups: [GROUP],
+    resources: [PLURALS.sampleDb],
     verbs: [...READ, 'patch'],
     why: 'the primary resource; patch adds and removes the finalizer',
   },
   {
-    apiGroups: ['sampledb.io'],
-    resources: ['sampledbs/status', 'sampledbbackups/status'],
+    apiGroups: [GROUP],
+    resources: [`${PLURALS.sampleDb}/status`, `${PLURALS.sampleDbBackup}/status`],
     verbs: ['patch'],
     why: 'status is written with server-side apply on the status subresource',
   },
   {
-    apiGroups: ['sampledb.io'],
-    resources: ['sampledbs/finalizers'],
+    apiGroups: [GROUP],
+    resources: [`${PLURALS.sampleDb}/finalizers`],
     verbs: ['update'],
     why: 'children set blockOwnerDeletion on their SampleDB owner reference',
   },
   {
-    apiGroups: ['sampledb.io'],
-    resources: ['sampledbbackups'],
+    apiGroups: [GROUP],
+    resources: [PLURALS.sampleDbBackup],
     verbs: [...READ, 'create', 'delete'],
     why: 'scheduled and final backups are created; deletion.policy Delete removes the SampleDB backups',
   },
@@ -102,7 +103,7 @@ export const CLUSTER_RULES: readonly PolicyRule[] = [
 ];
 
 /** Name of the leader-election Lease in the operator's namespace. */
-export const LEADER_ELECTION_LEASE = 'sampledb-operator';
+export const LEADER_ELECTION_LEASE = OPERATOR_NAME;
 
 /** Rules in the operator's own namespace only. */
 export const OPERATOR_NAMESPACE_RULES: readonly PolicyRule[] = [

@@ -103,9 +103,9 @@ function walkRules(
     const field = rule.reportAt ?? (rule.fieldPath ? `${path}${rule.fieldPath}` : path);
     let ok = true;
     try {
-      if (rule.holds) ok = rule.holds(value as never);
+      if (rule.holds) ok = rule.holds(value);
       if (ok && transitions && rule.holdsOnUpdate && oldValue !== undefined && oldValue !== null) {
-        ok = rule.holdsOnUpdate(value as never, oldValue as never);
+        ok = rule.holdsOnUpdate(value, oldValue);
       }
     } catch {
       // The value is malformed below this node (e.g. not a quantity); the schema check has reported it.
@@ -122,7 +122,8 @@ function walkRules(
 }
 
 export function createValidator(schema: TSchema): Validator {
-  const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
+  // verbose: describe() names the refused value and the field's description (error.data, error.parentSchema).
+  const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, verbose: true });
   const check: ValidateFunction = ajv.compile(strictCopy(schema as SchemaNode));
   const run = (value: unknown, oldValue: unknown, transitions: boolean): FieldError[] => {
     const errors: FieldError[] = check(value) ? [] : (check.errors ?? []).map(describe);

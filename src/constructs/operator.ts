@@ -1,22 +1,19 @@
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import {
-  DEFAULT_IMAGE_REPOSITORY,
   type FieldError,
   imageRepositoryProblem,
+  type LogLevel,
   parseQuantity,
+  type RenderedOperatorSettings,
   ValidationError,
 } from '../api/index.ts';
 import { SampleDbDeletionProtection } from './deletion-protection.ts';
-import { OPERATOR_NAME, operatorLabels, operatorSelector } from './labels.ts';
+import { operatorLabels } from './labels.ts';
+import { OPERATOR_DEFAULTS, type OperatorResources } from './operator-defaults.ts';
+import { OperatorDeployment, OperatorDisruptionBudget } from './operator-deployment.ts';
+import { OperatorMetrics } from './operator-metrics.ts';
 import { OperatorRbac } from './rbac.ts';
-
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
-
-export interface OperatorResources {
-  readonly requests?: { readonly cpu?: string; readonly memory?: string };
-  readonly limits?: { readonly cpu?: string; readonly memory?: string };
-}
 
 export interface SampleDbOperatorProps {
   /** Controller image, ideally pinned by digest (`repo@sha256:...`). Required. */
@@ -63,23 +60,7 @@ export interface SampleDbOperatorProps {
   readonly postgresImageRepository?: string;
 }
 
-export const OPERATOR_DEFAULTS = {
-  namespace: 'sampledb-system',
-  createNamespace: true,
-  name: OPERATOR_NAME,
-  replicas: 2,
-  leaderElection: true,
-  logLevel: 'info',
-  imagePullPolicy: 'IfNotPresent',
-  resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '512Mi' } },
-  metricsPort: 8080,
-  healthPort: 8081,
-  deletionProtection: true,
-  postgresImageRepository: DEFAULT_IMAGE_REPOSITORY,
-} as const;
-
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const NON_ROOT_UID = 65532;
 
 function validateProps(props: SampleDbOperatorProps): void {
   const errors: FieldError[] = [];
@@ -135,12 +116,6 @@ function validateProps(props: SampleDbOperatorProps): void {
   if (errors.length > 0) throw new ValidationError('SampleDbOperator props', errors);
 }
 
-/** V8's heap limit from the container memory limit, leaving room for buffers and native memory. */
-function maxOldSpaceMiB(memoryLimit: string | undefined): number | undefined {
-  const bytes = memoryLimit ? parseQuantity(memoryLimit) : undefined;
-  return bytes ? Math.max(64, Math.floor((bytes / 2 ** 20) * 0.75)) : undefined;
-}
-
 /**
  * Everything that runs the SampleDB controller: namespace, ServiceAccount, least-privilege RBAC, the Deployment
  * (PodSecurity `restricted`, probes, leader election), a PodDisruptionBudget, the metrics Service and the
@@ -149,7 +124,7 @@ function maxOldSpaceMiB(memoryLimit: string | undefined): number | undefined {
 export class SampleDbOperator extends Construct {
   readonly namespace: string;
   readonly name: string;
-  readonly deployment: k8s.KubeDeployment;
+  readonly deployment: OperatorDeployment;
 
   constructor(scope: Construct, id: string, props: SampleDbOperatorProps) {
     super(scope, id);
@@ -157,21 +132,21 @@ export class SampleDbOperator extends Construct {
     const d = OPERATOR_DEFAULTS;
     this.namespace = props.namespace ?? d.namespace;
     this.name = props.name ?? d.name;
-    const replicas = props.replicas ?? d.replicas;
-    const metricsPort = props.metricsPort ?? d.metricsPort;
-    const healthPort = props.healthPort ?? d.healthPort;
-    const resources = {
-      requests: { ...d.resources.requests, ...props.resources?.requests },
-      limits: { ...d.resources.limits, ...props.resources?.limits },
+    const { namespace, name } = this;
+    const watchNamespaces = props.watchNamespaces ?? d.watchNamespaces;
+    const settings: RenderedOperatorSettings = {
+      watchNamespaces,
+      leaderElection: props.leaderElection ?? d.leaderElection,
+      logLevel: props.logLevel ?? d.logLevel,
+      metricsPort: props.metricsPort ?? d.metricsPort,
+      healthPort: props.healthPort ?? d.healthPort,
+      postgresImageRepository: props.postgresImageRepository ?? d.postgresImageRepository,
     };
-    const labels = operatorLabels('controller');
-    const selector = operatorSelector();
-    const heapMiB = maxOldSpaceMiB(resources.limits.memory);
 
     if (props.createNamespace ?? d.createNamespace) {
       new k8s.KubeNamespace(this, 'namespace', {
         metadata: {
-          name: this.namespace,
+          name: namespace,
           labels: {
             ...operatorLabels('namespace'),
             'pod-security.kubernetes.io/enforce': 'restricted',
@@ -180,136 +155,31 @@ export class SampleDbOperator extends Construct {
         },
       });
     }
-
     new k8s.KubeServiceAccount(this, 'service-account', {
-      metadata: { name: this.name, namespace: this.namespace, labels },
+      metadata: { name, namespace, labels: operatorLabels('controller') },
       // The controller talks to the apiserver with this token (cdk8s-plus would set this to false).
       automountServiceAccountToken: true,
     });
-
-    new OperatorRbac(this, 'rbac', {
-      name: this.name,
-      namespace: this.namespace,
-      serviceAccountName: this.name,
-      watchNamespaces: props.watchNamespaces ?? [],
+    new OperatorRbac(this, 'rbac', { name, namespace, serviceAccountName: name, watchNamespaces });
+    this.deployment = new OperatorDeployment(this, 'deployment', {
+      name,
+      namespace,
+      image: props.image,
+      serviceAccountName: name,
+      settings,
+      replicas: props.replicas ?? d.replicas,
+      imagePullPolicy: props.imagePullPolicy ?? d.imagePullPolicy,
+      ...(props.imagePullSecrets ? { imagePullSecrets: props.imagePullSecrets } : {}),
+      ...(props.resources ? { resources: props.resources } : {}),
     });
-
-    const env: k8s.EnvVar[] = [
-      { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
-      { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
-      { name: 'WATCH_NAMESPACES', value: (props.watchNamespaces ?? []).join(',') },
-      { name: 'LEADER_ELECTION', value: String(props.leaderElection ?? d.leaderElection) },
-      { name: 'LOG_LEVEL', value: props.logLevel ?? d.logLevel },
-      { name: 'METRICS_PORT', value: String(metricsPort) },
-      { name: 'HEALTH_PORT', value: String(healthPort) },
-      {
-        name: 'POSTGRES_IMAGE_REPOSITORY',
-        value: props.postgresImageRepository ?? d.postgresImageRepository,
-      },
-      ...(heapMiB ? [{ name: 'NODE_OPTIONS', value: `--max-old-space-size=${heapMiB}` }] : []),
-    ];
-
-    this.deployment = new k8s.KubeDeployment(this, 'deployment', {
-      metadata: { name: this.name, namespace: this.namespace, labels },
-      spec: {
-        replicas,
-        selector: { matchLabels: selector },
-        strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: k8s.IntOrString.fromNumber(0) } },
-        template: {
-          metadata: { labels },
-          spec: {
-            serviceAccountName: this.name,
-            automountServiceAccountToken: true,
-            ...(props.imagePullSecrets?.length
-              ? { imagePullSecrets: props.imagePullSecrets.map((name) => ({ name })) }
-              : {}),
-            terminationGracePeriodSeconds: 30,
-            securityContext: {
-              runAsNonRoot: true,
-              runAsUser: NON_ROOT_UID,
-              runAsGroup: NON_ROOT_UID,
-              seccompProfile: { type: 'RuntimeDefault' },
-            },
-            affinity: {
-              podAntiAffinity: {
-                preferredDuringSchedulingIgnoredDuringExecution: [
-                  {
-                    weight: 100,
-                    podAffinityTerm: {
-                      topologyKey: 'kubernetes.io/hostname',
-                      labelSelector: { matchLabels: selector },
-                    },
-                  },
-                ],
-              },
-            },
-            containers: [
-              {
-                name: 'controller',
-                image: props.image,
-                imagePullPolicy: props.imagePullPolicy ?? d.imagePullPolicy,
-                env,
-                ports: [
-                  { name: 'metrics', containerPort: metricsPort, protocol: 'TCP' },
-                  { name: 'health', containerPort: healthPort, protocol: 'TCP' },
-                ],
-                livenessProbe: {
-                  httpGet: { path: '/healthz', port: k8s.IntOrString.fromString('health') },
-                  initialDelaySeconds: 5,
-                  periodSeconds: 10,
-                  failureThreshold: 3,
-                },
-                readinessProbe: {
-                  httpGet: { path: '/readyz', port: k8s.IntOrString.fromString('health') },
-                  periodSeconds: 5,
-                  failureThreshold: 3,
-                },
-                resources: {
-                  requests: Object.fromEntries(
-                    Object.entries(resources.requests).map(([k, v]) => [k, k8s.Quantity.fromString(v)]),
-                  ),
-                  limits: Object.fromEntries(
-                    Object.entries(resources.limits).map(([k, v]) => [k, k8s.Quantity.fromString(v)]),
-                  ),
-                },
-                securityContext: {
-                  allowPrivilegeEscalation: false,
-                  readOnlyRootFilesystem: true,
-                  runAsNonRoot: true,
-                  capabilities: { drop: ['ALL'] },
-                  seccompProfile: { type: 'RuntimeDefault' },
-                },
-                volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
-              },
-            ],
-            volumes: [{ name: 'tmp', emptyDir: { sizeLimit: k8s.Quantity.fromString('64Mi') } }],
-          },
-        },
-      },
+    new OperatorDisruptionBudget(this, 'pdb', { name, namespace });
+    new OperatorMetrics(this, 'metrics-service', {
+      name: `${name}-metrics`,
+      namespace,
+      port: settings.metricsPort,
     });
-
-    new k8s.KubePodDisruptionBudget(this, 'pdb', {
-      metadata: { name: this.name, namespace: this.namespace, labels },
-      spec: { maxUnavailable: k8s.IntOrString.fromNumber(1), selector: { matchLabels: selector } },
-    });
-
-    new k8s.KubeService(this, 'metrics-service', {
-      metadata: {
-        name: `${this.name}-metrics`,
-        namespace: this.namespace,
-        labels: operatorLabels('metrics'),
-      },
-      spec: {
-        type: 'ClusterIP',
-        selector,
-        ports: [{ name: 'metrics', port: metricsPort, targetPort: k8s.IntOrString.fromString('metrics') }],
-      },
-    });
-
     if (props.deletionProtection ?? d.deletionProtection) {
-      new SampleDbDeletionProtection(this, 'deletion-protection', {
-        name: `${this.name}-deletion-protection`,
-      });
+      new SampleDbDeletionProtection(this, 'deletion-protection', { name: `${name}-deletion-protection` });
     }
   }
 }

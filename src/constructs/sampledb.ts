@@ -2,12 +2,15 @@ import { ApiObject } from 'cdk8s';
 import { Construct } from 'constructs';
 import {
   API_VERSION,
+  clientNamesFor,
+  resolveSampleDbSpec,
   type SampleDbBackupObject,
   type SampleDbBackupSpec,
   type SampleDbObject,
   type SampleDbSpec,
   sampleDbBackupValidator,
   sampleDbValidator,
+  serviceHost,
   ValidationError,
   type Validator,
 } from '../api/index.ts';
@@ -72,12 +75,28 @@ function validatedObject<K extends 'SampleDB' | 'SampleDBBackup', S>(
 export class SampleDb extends Construct {
   readonly name: string;
   readonly apiObject: ApiObject;
+  /**
+   * The client Service's DNS name, `<name>.<namespace>.svc` (the host of the SampleDB's `status.endpoint`); only
+   * when `namespace` is given, since otherwise it is whatever namespace the manifest is applied to.
+   */
+  readonly host: string | undefined;
+  /** The client Service's port (`spec.service.port`, default 5432). */
+  readonly port: number;
+  /** Secret with the connection details (user, password, uri), written by the operator. Its name, not its data. */
+  readonly bindingSecretName: string;
+  /** ConfigMap with the non-secret connection details, written by the operator. */
+  readonly connectionConfigMapName: string;
 
   constructor(scope: Construct, id: string, props: SampleDbProps) {
     super(scope, id);
     const object: SampleDbObject = validatedObject('SampleDB', id, props, sampleDbValidator);
     this.name = object.metadata.name as string;
     this.apiObject = new ApiObject(this, 'resource', object);
+    const names = clientNamesFor(this.name);
+    this.host = props.namespace ? serviceHost(names.service, props.namespace) : undefined;
+    this.port = resolveSampleDbSpec(object.spec).service.port;
+    this.bindingSecretName = names.bindingSecret;
+    this.connectionConfigMapName = names.connectionConfigMap;
   }
 }
 

@@ -1,9 +1,14 @@
 // Pulumi components for other Pulumi programs (`import { SampleDbOperator } from 'sampledb-operator/pulumi'`):
 // the same cdk8s constructs as dist/, deployed as Pulumi resources with CRDs created before anything that uses them.
 import * as pulumi from '@pulumi/pulumi';
-import { API_VERSION, resolveSampleDbSpec, type SampleDbSpec } from '../api/index.ts';
+import {
+  API_VERSION,
+  clientNamesFor,
+  resolveSampleDbSpec,
+  type SampleDbSpec,
+  serviceHost,
+} from '../api/index.ts';
 import type { SampleDbOperatorProps } from '../constructs/index.ts';
-import { namesFor } from '../sampledb/names.ts';
 import { isDigestRef } from './config.ts';
 import { dependsOnOf, deployObjects } from './kube-resources.ts';
 import { crdObjects, IMAGE_PLACEHOLDER, operatorObjects, sampleDbObjects, substitute } from './manifests.ts';
@@ -112,7 +117,7 @@ export interface SampleDbArgs {
 export class SampleDb extends pulumi.ComponentResource {
   readonly name: pulumi.Output<string>;
   readonly namespace: pulumi.Output<string>;
-  /** In-cluster DNS name of the client Service. */
+  /** The client Service's DNS name without the cluster domain: the host of the SampleDB's status.endpoint. */
   readonly host: pulumi.Output<string>;
   readonly port: pulumi.Output<number>;
   /** Secret with the connection details (user, password, uri), written by the operator. Its name, not its data. */
@@ -125,12 +130,13 @@ export class SampleDb extends pulumi.ComponentResource {
     const objectName = args.name ?? name;
     const objects = sampleDbObjects({ ...args, name: objectName });
     deployObjects(name, objects, { parent: this, dependsOn: dependsOnOf(opts) });
-    const resolved = resolveSampleDbSpec(args.spec);
-    const names = namesFor(objectName);
+    // From src/api, as the controller's status.endpoint and the cdk8s SampleDb: this entry point ships without
+    // src/sampledb (package.json "files").
+    const names = clientNamesFor(objectName);
     this.name = pulumi.output(objectName);
     this.namespace = pulumi.output(args.namespace);
-    this.host = pulumi.output(`${names.clientService}.${args.namespace}.svc.cluster.local`);
-    this.port = pulumi.output(resolved.service.port);
+    this.host = pulumi.output(serviceHost(names.service, args.namespace));
+    this.port = pulumi.output(resolveSampleDbSpec(args.spec).service.port);
     this.bindingSecretName = pulumi.output(names.bindingSecret);
     this.connectionConfigMapName = pulumi.output(names.connectionConfigMap);
     this.registerOutputs({

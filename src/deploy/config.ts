@@ -1,265 +1,199 @@
-// The stack's configuration: every key a Pulumi.<stack>.yaml may set, its default, and the checks that turn a
-// typo into an error naming the key before anything is deployed. Pure (no Pulumi runtime), so it is unit-tested
-// directly. Each key is documented in README.md ("Deploy with Pulumi").
+// The stack's configuration: every key a Pulumi.<stack>.yaml may set, as one TypeBox schema with its defaults,
+// checked by the validator that checks the CRDs (src/api/validate.ts) so that a typo is an error naming the key
+// before anything is deployed, and each instance checked as the SampleDB it becomes. Pure (no Pulumi runtime), so it
+// is unit-tested directly. Each key is documented in README.md ("Deploy with Pulumi").
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
 import {
+  API_VERSION,
+  createValidator,
   type FieldError,
-  imageRepositoryProblem,
-  parseQuantity,
+  IMAGE_REPOSITORY_PATTERN,
+  LOG_LEVELS,
   type SampleDbSpec,
+  sampleDbValidator,
   ValidationError,
 } from '../api/index.ts';
-import { type LogLevel, OPERATOR_DEFAULTS, type OperatorResources } from '../constructs/index.ts';
+import { Quantity, StringEnum, StringMap } from '../api/schema-kit.ts';
+import { OPERATOR_DEFAULTS, type OperatorResources } from '../constructs/index.ts';
 
-export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 export const DEFAULT_PLATFORMS: readonly string[] = ['linux/amd64', 'linux/arm64'];
 export const DEFAULT_REPOSITORY = 'sampledb-operator';
+
+const DNS_LABEL = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
+const PLATFORM = '^[a-z0-9]+/[a-z0-9]+(/[a-z0-9]+)?$';
+/** A reference that names one immutable image: anything, then `@sha256:` and 64 hex digits. */
+const DIGEST_REF = /^[^\s@]+@sha256:[0-9a-f]{64}$/;
+
+export function isDigestRef(ref: string): boolean {
+  return DIGEST_REF.test(ref);
+}
+
+const dnsLabel = (what: string) =>
+  Type.String({ pattern: DNS_LABEL, maxLength: 63, description: `must be a ${what} (a DNS-1123 label)` });
+const namespaceName = () => dnsLabel('namespace name');
+const quantity = Quantity({ description: 'must be a quantity, e.g. 500m or 256Mi' });
+const resourceList = () =>
+  Type.Optional(Type.Object({ cpu: Type.Optional(quantity), memory: Type.Optional(quantity) }));
+
+/** The keys only a build uses; a prebuilt image refuses them. */
+const BUILD_KEYS = ['registry', 'repository', 'tag', 'platforms', 'push', 'cache'] as const;
+
+const ImageSchema = Type.Object({
+  build: Type.Optional(Type.Boolean({ default: true })),
+  registry: Type.Optional(Type.String({ minLength: 1 })),
+  repository: Type.Optional(Type.String({ minLength: 1 })),
+  tag: Type.Optional(Type.String({ minLength: 1 })),
+  platforms: Type.Optional(
+    Type.Array(Type.String({ pattern: PLATFORM, description: 'must be os/arch' }), { minItems: 1 }),
+  ),
+  push: Type.Optional(Type.Boolean()),
+  cache: Type.Optional(Type.Boolean()),
+  /** Checked below, with the message README.md promises. */
+  ref: Type.Optional(Type.String()),
+});
+
+const InstanceSchema = Type.Object({
+  name: Type.String({ minLength: 1 }),
+  namespace: namespaceName(),
+  labels: Type.Optional(StringMap()),
+  // Checked as the whole SampleDB below, with the CRD's rules (and without filling in its defaults here).
+  spec: Type.Unsafe<SampleDbSpec>({ type: 'object' }),
+});
+
+const d = OPERATOR_DEFAULTS;
+
+export const StackConfigSchema = Type.Object({
+  namespace: Type.Optional({ ...namespaceName(), default: d.namespace }),
+  // Optional here so that its absence gets the message saying what to set.
+  image: Type.Optional(ImageSchema),
+  replicas: Type.Optional(Type.Integer({ minimum: 1, default: d.replicas })),
+  logLevel: Type.Optional(StringEnum(LOG_LEVELS, { default: d.logLevel })),
+  postgresImageRepository: Type.Optional(
+    Type.String({
+      pattern: IMAGE_REPOSITORY_PATTERN,
+      default: d.postgresImageRepository,
+      description:
+        'must be a repository without tag or digest (the tag is the SampleDB version), e.g. docker.io/library/postgres',
+    }),
+  ),
+  watchNamespaces: Type.Optional(Type.Array(namespaceName(), { default: [] })),
+  resources: Type.Optional(Type.Object({ requests: resourceList(), limits: resourceList() })),
+  instances: Type.Optional(Type.Array(InstanceSchema, { default: [] })),
+  /** Create the watched and instance namespaces (other than the operator's). */
+  createNamespaces: Type.Optional(Type.Boolean({ default: true })),
+  /** Keep the CRDs (and so every SampleDB in the cluster) when the stack is destroyed. */
+  retainCrdsOnDelete: Type.Optional(Type.Boolean({ default: false })),
+  imagePullSecrets: Type.Optional(Type.Array(dnsLabel('Secret name'), { default: [] })),
+});
+
+/** The raw values as Pulumi config returns them (objects already parsed from YAML/JSON, scalars as strings). */
+export type RawStackConfig = { readonly [K in keyof typeof StackConfigSchema.properties]?: unknown };
 
 /** Build the controller image from this repository's Dockerfile and push it. */
 export interface BuildImageConfig {
   readonly build: true;
-  /** Registry host (and path prefix), e.g. `ghcr.io/acme`. Required. */
   readonly registry: string;
-  /** Repository under the registry. Default: `sampledb-operator`. */
   readonly repository: string;
-  /** Tag pushed alongside the digest. Default: the package version. */
   readonly tag: string;
-  /** Target platforms. Default: `linux/amd64`, `linux/arm64`. */
   readonly platforms: readonly string[];
-  /** Push to the registry. Default: `true` (a digest exists only for a pushed image). */
+  /** Always true: a digest exists only for a pushed image. */
   readonly push: boolean;
-  /** Use `<registry>/<repository>:buildcache` as a registry build cache. Default: `true`. */
+  /** Use `<registry>/<repository>:buildcache` as a registry build cache. */
   readonly cache: boolean;
 }
 
 /** Deploy an image built elsewhere (CI), referenced by digest. */
 export interface PrebuiltImageConfig {
   readonly build: false;
-  /** `repo@sha256:<64 hex>` or `repo:tag@sha256:<64 hex>`. Required. */
   readonly ref: string;
 }
 
 export type ImageConfig = BuildImageConfig | PrebuiltImageConfig;
 
-export interface InstanceConfig {
-  readonly name: string;
-  readonly namespace: string;
-  readonly labels?: Record<string, string>;
-  /** Checked by the SampleDb construct against the CRD schema and rules. */
-  readonly spec: SampleDbSpec;
-}
+export type InstanceConfig = Static<typeof InstanceSchema>;
 
-export interface StackConfig {
-  readonly namespace: string;
+type Defaulted = Required<Omit<Static<typeof StackConfigSchema>, 'resources' | 'image'>>;
+export interface StackConfig extends Readonly<Defaulted> {
   readonly image: ImageConfig;
-  readonly replicas: number;
-  readonly logLevel: LogLevel;
-  readonly postgresImageRepository: string;
-  readonly watchNamespaces: readonly string[];
   readonly resources?: OperatorResources;
-  readonly instances: readonly InstanceConfig[];
-  /** Create the watched and instance namespaces (other than the operator's). */
-  readonly createNamespaces: boolean;
-  /** Keep the CRDs (and so every SampleDB in the cluster) when the stack is destroyed. */
-  readonly retainCrdsOnDelete: boolean;
-  readonly imagePullSecrets: readonly string[];
 }
 
-/** The raw values as Pulumi config returns them (objects already parsed from YAML/JSON). */
-export interface RawStackConfig {
-  readonly namespace?: unknown;
-  readonly image?: unknown;
-  readonly replicas?: unknown;
-  readonly logLevel?: unknown;
-  readonly postgresImageRepository?: unknown;
-  readonly watchNamespaces?: unknown;
-  readonly resources?: unknown;
-  readonly instances?: unknown;
-  readonly createNamespaces?: unknown;
-  readonly retainCrdsOnDelete?: unknown;
-  readonly imagePullSecrets?: unknown;
-}
+type SchemaNode = TSchema & { type?: string; properties?: Record<string, SchemaNode>; items?: SchemaNode };
 
-/** The config keys, in the order the README documents them. */
-export const CONFIG_KEYS = [
-  'namespace',
-  'image',
-  'registryUsername',
-  'registryPassword',
-  'replicas',
-  'logLevel',
-  'postgresImageRepository',
-  'watchNamespaces',
-  'resources',
-  'instances',
-  'createNamespaces',
-  'retainCrdsOnDelete',
-  'imagePullSecrets',
-] as const;
-
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
-/** A reference that names one immutable image: anything, then `@sha256:` and 64 hex digits. */
-const DIGEST_REF = /^[^\s@]+@sha256:[0-9a-f]{64}$/;
-const PLATFORM = /^[a-z0-9]+\/[a-z0-9]+(\/[a-z0-9]+)?$/;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-export function isDigestRef(ref: string): boolean {
-  return DIGEST_REF.test(ref);
-}
-
-class Collector {
-  readonly errors: FieldError[] = [];
-  add(field: string, message: string): void {
-    this.errors.push({ field, message });
-  }
-  string(field: string, value: unknown, fallback: string): string {
-    if (value === undefined) return fallback;
-    if (typeof value !== 'string' || value === '') {
-      this.add(field, `must be a non-empty string, got ${JSON.stringify(value)}`);
-      return fallback;
-    }
+/** `pulumi config set key true` stores the string "true" (and "3" for 3): read those as the schema's type says. */
+function coerceScalars(node: SchemaNode, value: unknown): unknown {
+  if (typeof value === 'string') {
+    if (node.type === 'boolean' && (value === 'true' || value === 'false')) return value === 'true';
+    if (node.type === 'integer' && /^-?\d+$/.test(value)) return Number(value);
     return value;
   }
-  boolean(field: string, value: unknown, fallback: boolean): boolean {
-    if (value === undefined) return fallback;
-    // `pulumi config set key true` stores the string "true".
-    if (value === 'true' || value === true) return true;
-    if (value === 'false' || value === false) return false;
-    this.add(field, `must be true or false, got ${JSON.stringify(value)}`);
-    return fallback;
+  if (Array.isArray(value)) return node.items ? value.map((v) => coerceScalars(node.items!, v)) : value;
+  if (typeof value === 'object' && value !== null && node.properties) {
+    const props = node.properties;
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([, v]) => v !== undefined)
+        .map(([k, v]) => [k, props[k] ? coerceScalars(props[k], v) : v]),
+    );
   }
-  names(field: string, value: unknown): string[] {
-    if (value === undefined) return [];
-    if (!Array.isArray(value)) {
-      this.add(field, 'must be a list of namespace names');
-      return [];
-    }
-    value.forEach((name, i) => {
-      if (typeof name !== 'string' || !DNS_LABEL.test(name)) {
-        this.add(`${field}[${i}]`, `${JSON.stringify(name)} is not a namespace name`);
-      }
-    });
-    return value.filter((name): name is string => typeof name === 'string');
-  }
+  return value;
 }
 
-function parseImage(c: Collector, raw: unknown, version: string): ImageConfig {
-  if (raw === undefined) {
-    c.add('image', 'is required: set image.registry (build) or image.build=false with image.ref');
-    return { build: false, ref: '' };
-  }
-  if (!isRecord(raw)) {
-    c.add('image', 'must be an object');
-    return { build: false, ref: '' };
-  }
-  const known = new Set(['build', 'registry', 'repository', 'tag', 'platforms', 'push', 'cache', 'ref']);
-  for (const key of Object.keys(raw)) if (!known.has(key)) c.add(`image.${key}`, 'is not a known key');
-  const build = c.boolean('image.build', raw.build, true);
-  if (!build) {
-    const ref = c.string('image.ref', raw.ref, '');
-    if (ref === '') c.add('image.ref', 'is required when image.build is false');
-    else if (!isDigestRef(ref)) {
-      c.add('image.ref', `must be pinned by digest (repo@sha256:<64 hex>), got "${ref}"`);
-    }
-    for (const key of ['registry', 'repository', 'tag', 'platforms', 'push', 'cache']) {
-      if (raw[key] !== undefined) c.add(`image.${key}`, 'only applies when image.build is true');
-    }
-    return { build: false, ref };
-  }
-  if (raw.ref !== undefined) c.add('image.ref', 'only applies when image.build is false');
-  const registry = c.string('image.registry', raw.registry, '');
-  if (raw.registry === undefined) c.add('image.registry', 'is required when image.build is true');
-  const platforms = raw.platforms === undefined ? [...DEFAULT_PLATFORMS] : raw.platforms;
-  if (!Array.isArray(platforms) || platforms.length === 0) {
-    c.add('image.platforms', 'must be a non-empty list such as [linux/amd64, linux/arm64]');
-  } else {
-    platforms.forEach((p, i) => {
-      if (typeof p !== 'string' || !PLATFORM.test(p)) c.add(`image.platforms[${i}]`, `"${p}" is not os/arch`);
-    });
-  }
-  const push = c.boolean('image.push', raw.push, true);
-  if (!push) c.add('image.push', 'must be true: the Deployment is pinned to the pushed digest');
-  return {
-    build: true,
-    registry: registry.replace(/\/+$/, ''),
-    repository: c.string('image.repository', raw.repository, DEFAULT_REPOSITORY),
-    tag: c.string('image.tag', raw.tag, version),
-    platforms: Array.isArray(platforms) ? platforms.map(String) : [...DEFAULT_PLATFORMS],
-    push,
-    cache: c.boolean('image.cache', raw.cache, true),
-  };
-}
+const stackConfigValidator = createValidator(StackConfigSchema);
+type Loose = Partial<Record<string, unknown>>;
+const isRecord = (v: unknown): v is Loose => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function parseResources(c: Collector, raw: unknown): OperatorResources | undefined {
-  if (raw === undefined) return undefined;
-  if (!isRecord(raw)) {
-    c.add('resources', 'must be an object with requests and/or limits');
-    return undefined;
+/** What the schema cannot say: which image keys go together, and how instances relate to the rest. */
+function crossFieldErrors(config: Loose): FieldError[] {
+  const errors: FieldError[] = [];
+  const add = (field: string, message: string) => errors.push({ field, message });
+  const image = config.image;
+  if (image === undefined) {
+    add('image', 'is required: set image.registry (build) or image.build=false with image.ref');
+  } else if (isRecord(image) && image.build === false) {
+    if (image.ref === undefined) add('image.ref', 'is required when image.build is false');
+    else if (typeof image.ref === 'string' && !isDigestRef(image.ref))
+      add('image.ref', `must be pinned by digest (repo@sha256:<64 hex>), got "${image.ref}"`);
+    for (const key of BUILD_KEYS)
+      if (image[key] !== undefined) add(`image.${key}`, 'only applies when image.build is true');
+  } else if (isRecord(image)) {
+    if (image.registry === undefined) add('image.registry', 'is required when image.build is true');
+    if (image.ref !== undefined) add('image.ref', 'only applies when image.build is false');
+    if (image.push === false)
+      add('image.push', 'must be true: the Deployment is pinned to the pushed digest');
   }
-  const result: { requests?: Record<string, string>; limits?: Record<string, string> } = {};
-  for (const [kind, value] of Object.entries(raw)) {
-    if (kind !== 'requests' && kind !== 'limits') {
-      c.add(`resources.${kind}`, 'is not requests or limits');
-      continue;
-    }
-    if (!isRecord(value)) {
-      c.add(`resources.${kind}`, 'must be an object with cpu and/or memory');
-      continue;
-    }
-    const entries: Record<string, string> = {};
-    for (const [resource, quantity] of Object.entries(value)) {
-      if (resource !== 'cpu' && resource !== 'memory')
-        c.add(`resources.${kind}.${resource}`, 'is not cpu or memory');
-      else if (typeof quantity !== 'string' || parseQuantity(quantity) === undefined) {
-        c.add(`resources.${kind}.${resource}`, `${JSON.stringify(quantity)} is not a quantity`);
-      } else entries[resource] = quantity;
-    }
-    result[kind] = entries;
-  }
-  return result;
-}
-
-function parseInstances(c: Collector, raw: unknown, watchNamespaces: readonly string[]): InstanceConfig[] {
-  if (raw === undefined) return [];
-  if (!Array.isArray(raw)) {
-    c.add('instances', 'must be a list of { name, namespace, spec }');
-    return [];
-  }
+  const watched = Array.isArray(config.watchNamespaces) ? config.watchNamespaces : [];
   const seen = new Set<string>();
-  const instances: InstanceConfig[] = [];
-  raw.forEach((item, i) => {
+  (Array.isArray(config.instances) ? config.instances : []).forEach((instance: unknown, i) => {
+    if (!isRecord(instance)) return;
     const field = `instances[${i}]`;
-    if (!isRecord(item)) {
-      c.add(field, 'must be an object with name, namespace and spec');
-      return;
-    }
-    const name = c.string(`${field}.name`, item.name, '');
-    const namespace = c.string(`${field}.namespace`, item.namespace, '');
-    if (item.name === undefined) c.add(`${field}.name`, 'is required');
-    if (item.namespace === undefined) c.add(`${field}.namespace`, 'is required');
-    if (namespace && !DNS_LABEL.test(namespace))
-      c.add(`${field}.namespace`, `"${namespace}" is not a namespace name`);
-    if (!isRecord(item.spec)) c.add(`${field}.spec`, 'is required (at least version and storage.size)');
-    if (item.labels !== undefined && !isRecord(item.labels)) c.add(`${field}.labels`, 'must be a map');
-    if (watchNamespaces.length > 0 && namespace && !watchNamespaces.includes(namespace)) {
-      c.add(
+    const { name, namespace } = instance;
+    if (watched.length > 0 && typeof namespace === 'string' && !watched.includes(namespace)) {
+      add(
         `${field}.namespace`,
         `"${namespace}" is not in watchNamespaces, so no operator would reconcile it`,
       );
     }
     const key = `${namespace}/${name}`;
-    if (seen.has(key)) c.add(field, `duplicates the instance ${key}`);
+    if (seen.has(key)) add(field, `duplicates the instance ${key}`);
     seen.add(key);
-    instances.push({
-      name,
-      namespace,
-      ...(isRecord(item.labels) ? { labels: item.labels as Record<string, string> } : {}),
-      spec: (isRecord(item.spec) ? item.spec : {}) as SampleDbSpec,
-    });
+    if (isRecord(instance.spec) && typeof name === 'string') {
+      const object = {
+        apiVersion: API_VERSION,
+        kind: 'SampleDB',
+        metadata: { name, namespace, ...(instance.labels ? { labels: instance.labels } : {}) },
+        spec: instance.spec,
+      };
+      for (const e of sampleDbValidator.validate(object)) {
+        if (e.field === 'metadata.name') add(`${field}.name`, e.message);
+        else if (e.field === '(root)') add(field, e.message);
+        // The rest of metadata (namespace, labels) is the instance's own keys, which the schema has checked.
+        else if (!e.field.startsWith('metadata')) add(`${field}.${e.field}`, e.message);
+      }
+    }
   });
-  return instances;
+  return errors;
 }
 
 /**
@@ -267,50 +201,25 @@ function parseInstances(c: Collector, raw: unknown, watchNamespaces: readonly st
  * `version` is the package version, the default image tag.
  */
 export function parseStackConfig(raw: RawStackConfig, version: string): StackConfig {
-  const c = new Collector();
-  const namespace = c.string('namespace', raw.namespace, OPERATOR_DEFAULTS.namespace);
-  if (!DNS_LABEL.test(namespace)) c.add('namespace', `"${namespace}" is not a namespace name`);
-  const image = parseImage(c, raw.image, version);
-
-  let replicas: number = OPERATOR_DEFAULTS.replicas;
-  if (raw.replicas !== undefined) {
-    const value = typeof raw.replicas === 'string' ? Number(raw.replicas) : raw.replicas;
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-      c.add('replicas', `must be a whole number >= 1, got ${JSON.stringify(raw.replicas)}`);
-    } else replicas = value;
-  }
-
-  const logLevel = c.string('logLevel', raw.logLevel, OPERATOR_DEFAULTS.logLevel) as LogLevel;
-  if (!LOG_LEVELS.includes(logLevel)) c.add('logLevel', `must be one of ${LOG_LEVELS.join(', ')}`);
-
-  const postgresImageRepository = c.string(
-    'postgresImageRepository',
-    raw.postgresImageRepository,
-    OPERATOR_DEFAULTS.postgresImageRepository,
-  );
-  const repositoryProblem = imageRepositoryProblem(postgresImageRepository);
-  if (repositoryProblem) c.add('postgresImageRepository', repositoryProblem);
-
-  const watchNamespaces = c.names('watchNamespaces', raw.watchNamespaces);
-  const imagePullSecrets = c.names('imagePullSecrets', raw.imagePullSecrets);
-  const resources = parseResources(c, raw.resources);
-  const instances = parseInstances(c, raw.instances, watchNamespaces);
-  const createNamespaces = c.boolean('createNamespaces', raw.createNamespaces, true);
-  const retainCrdsOnDelete = c.boolean('retainCrdsOnDelete', raw.retainCrdsOnDelete, false);
-
-  if (c.errors.length > 0) throw new ValidationError('sampledb-operator stack config', c.errors);
+  const value = coerceScalars(StackConfigSchema, raw) as Loose;
+  const errors = [...stackConfigValidator.validate(value), ...crossFieldErrors(value)];
+  if (errors.length > 0) throw new ValidationError('sampledb-operator stack config', errors);
+  const config = Value.Default(StackConfigSchema, value) as Defaulted & Static<typeof StackConfigSchema>;
+  const image = config.image ?? {};
   return {
-    namespace,
-    image,
-    replicas,
-    logLevel,
-    postgresImageRepository,
-    watchNamespaces,
-    ...(resources ? { resources } : {}),
-    instances,
-    createNamespaces,
-    retainCrdsOnDelete,
-    imagePullSecrets,
+    ...config,
+    image:
+      image.build === false
+        ? { build: false, ref: image.ref ?? '' }
+        : {
+            build: true,
+            registry: (image.registry ?? '').replace(/\/+$/, ''),
+            repository: image.repository ?? DEFAULT_REPOSITORY,
+            tag: image.tag ?? version,
+            platforms: image.platforms ?? [...DEFAULT_PLATFORMS],
+            push: true,
+            cache: image.cache ?? true,
+          },
   };
 }
 

@@ -12,6 +12,17 @@ export interface BackoffOptions {
 
 export const defaultBackoff: BackoffOptions = { initialMs: 800, maxMs: 30_000, factor: 2, jitter: 0.5 };
 
+/**
+ * The delay after `failures` earlier failures, before jitter: initialMs · factor^failures, capped at maxMs. The one
+ * exponential schedule of the runtime (reconnects here, per-key requeues in the work queue) and of its users.
+ */
+export function exponentialDelay(
+  failures: number,
+  { initialMs, maxMs, factor }: Pick<BackoffOptions, 'initialMs' | 'maxMs' | 'factor'>,
+): number {
+  return Math.min(maxMs, initialMs * factor ** Math.max(0, failures));
+}
+
 export class Backoff {
   readonly #opts: BackoffOptions;
   readonly #random: () => number;
@@ -28,10 +39,9 @@ export class Backoff {
 
   /** The next delay; each call counts as one more failure. */
   next(): number {
-    const { initialMs, maxMs, factor, jitter } = this.#opts;
-    const ceiling = Math.min(maxMs, initialMs * factor ** this.#attempt);
+    const ceiling = exponentialDelay(this.#attempt, this.#opts);
     this.#attempt++;
-    return ceiling * (1 - jitter * this.#random());
+    return ceiling * (1 - this.#opts.jitter * this.#random());
   }
 
   reset(): void {

@@ -1,3 +1,5 @@
+import { metaTime } from './time.ts';
+
 /** metav1.Condition. */
 export interface Condition {
   type: string;
@@ -9,11 +11,6 @@ export interface Condition {
 }
 
 export type ConditionInput = Omit<Condition, 'lastTransitionTime'> & { lastTransitionTime?: string };
-
-/** RFC 3339 with second precision, the wire format of metav1.Time. */
-export function metaTime(date: Date): string {
-  return `${date.toISOString().slice(0, 19)}Z`;
-}
 
 /**
  * Sets a condition the way apimachinery's meta.SetStatusCondition does: lastTransitionTime moves only when the

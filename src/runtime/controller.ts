@@ -1,5 +1,6 @@
 import type { InformerCache } from './cache.ts';
 import { type Clock, realClock } from './clock.ts';
+import { describeError } from './errors.ts';
 import { type Logger, newReconcileID, reconcileLogger, silentLogger } from './logger.ts';
 import type { RuntimeMetrics } from './metrics.ts';
 import { WorkQueue, type WorkQueueOptions } from './queue.ts';
@@ -13,7 +14,6 @@ import {
   type ResourceType,
 } from './resource.ts';
 import type { Change } from './watcher.ts';
-import { describe } from './watcher.ts';
 
 export type ReconcileRequest = ObjectRef;
 
@@ -205,12 +205,12 @@ export class Controller {
       this.#metrics?.reconcileErrors.inc(labels);
       this.#metrics?.reconcileTotal.inc({ ...labels, result: 'error' });
       const delay = this.queue.addRateLimited(key);
-      ctx.log.error({ err: describe(err), retryInMs: Math.round(delay) }, 'reconcile failed');
+      ctx.log.error({ err: describeError(err), retryInMs: Math.round(delay) }, 'reconcile failed');
       if (this.#opts.onError) {
         try {
           await this.#opts.onError(req, err, ctx);
         } catch (hookErr) {
-          ctx.log.error({ err: describe(hookErr) }, 'onError hook failed');
+          ctx.log.error({ err: describeError(hookErr) }, 'onError hook failed');
         }
       }
     } finally {

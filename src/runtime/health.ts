@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import { describeError } from './errors.ts';
 
 /** A named check: undefined when healthy, otherwise the reason it is not. */
 export interface Check {
@@ -37,7 +38,7 @@ export class HealthServer {
           },
           (err: unknown) => {
             res.writeHead(500, { 'Content-Type': 'text/plain' });
-            res.end(String(err));
+            res.end(describeError(err));
           },
         );
         return;
@@ -90,7 +91,7 @@ export function runChecks(checks: readonly Check[]): { ok: boolean; body: string
     try {
       failure = c.check();
     } catch (err) {
-      failure = String(err);
+      failure = describeError(err);
     }
     if (failure === undefined) lines.push(`[+]${c.name} ok`);
     else {

@@ -92,6 +92,7 @@ const patchContentType: Record<PatchType, string> = {
 export interface KubeHttpOptions {
   metrics?: RuntimeMetrics;
   requestTimeoutMs?: number;
+  /** The User-Agent the apiserver logs and audits, e.g. `my-operator/1.2.3`; omitted: the HTTP library's own. */
   userAgent?: string;
 }
 
@@ -109,7 +110,7 @@ export class KubeHttp {
   readonly #library = new IsomorphicFetchHttpLibrary();
   readonly #metrics: RuntimeMetrics | undefined;
   readonly #requestTimeoutMs: number;
-  readonly #userAgent: string;
+  readonly #userAgent: string | undefined;
   #auth: { value: Promise<Auth>; at: number } | undefined;
 
   constructor(kc: KubeConfig, opts: KubeHttpOptions = {}) {
@@ -120,7 +121,7 @@ export class KubeHttp {
     this.#host = new URL(this.server).host;
     this.#metrics = opts.metrics;
     this.#requestTimeoutMs = opts.requestTimeoutMs ?? 30_000;
-    this.#userAgent = opts.userAgent ?? 'sampledb-operator-runtime';
+    this.#userAgent = opts.userAgent;
   }
 
   async request<T>(method: HttpMethod, path: string, opts: RequestOptions = {}): Promise<T> {
@@ -262,7 +263,7 @@ export class KubeHttp {
     for (const [k, v] of Object.entries(auth.headers)) ctx.setHeaderParam(k, v);
     if (auth.dispatcher) ctx.setDispatcher(auth.dispatcher);
     ctx.setHeaderParam('Accept', 'application/json');
-    ctx.setHeaderParam('User-Agent', this.#userAgent);
+    if (this.#userAgent) ctx.setHeaderParam('User-Agent', this.#userAgent);
     if (opts.body !== undefined) {
       ctx.setHeaderParam('Content-Type', opts.contentType ?? 'application/json');
       ctx.setBody(JSON.stringify(opts.body));

@@ -1,10 +1,9 @@
-export { Backoff, type BackoffOptions } from './backoff.ts';
+export { Backoff, type BackoffOptions, exponentialDelay } from './backoff.ts';
 export { InformerCache, type InformerCacheOptions } from './cache.ts';
 export {
   Client,
   type ClientOptions,
   ConflictError,
-  defaultFieldManager,
   type EventInput,
   eventsResource,
 } from './client.ts';
@@ -20,6 +19,7 @@ export {
   type Reconciler,
   type Watches,
 } from './controller.ts';
+export { describeError } from './errors.ts';
 export { type Check, HealthServer, type HealthServerOptions } from './health.ts';
 export { ApiError, isStatus, KubeHttp, type KubeHttpOptions, type WatchEvent } from './http.ts';
 export * from './kinds.ts';
@@ -36,4 +36,5 @@ export { type RuntimeMetrics, runtimeMetrics } from './metrics.ts';
 export { WorkQueue, type WorkQueueOptions } from './queue.ts';
 export * from './resource.ts';
 export { byNamespace, byOwnerUid, type IndexFn, Store, type StoreOptions } from './store.ts';
+export { metaTime, microTime } from './time.ts';
 export { type Change, type ChangeHandler, diffRelist, Watcher, type WatcherOptions } from './watcher.ts';

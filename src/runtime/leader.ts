@@ -1,11 +1,11 @@
-import { microTime } from './client.ts';
 import { type Clock, realClock, sleep } from './clock.ts';
+import { describeError } from './errors.ts';
 import { ApiError, type KubeHttp } from './http.ts';
 import { LEASES } from './kinds.ts';
 import { type Logger, silentLogger } from './logger.ts';
 import type { RuntimeMetrics } from './metrics.ts';
 import type { KubeObject, ResourceType } from './resource.ts';
-import { describe } from './watcher.ts';
+import { microTime } from './time.ts';
 
 export const leaseResource: ResourceType = LEASES;
 
@@ -215,7 +215,7 @@ export class LeaderElector {
       this.#observed = { spec, at: this.#clock.now() };
       return true;
     } catch (err) {
-      this.#log.debug({ err: describe(err) }, 'lease acquire/renew attempt failed');
+      this.#log.debug({ err: describeError(err) }, 'lease acquire/renew attempt failed');
       return false;
     }
   }
@@ -240,7 +240,7 @@ export class LeaderElector {
       );
       this.#log.info('released lease');
     } catch (err) {
-      this.#log.warn({ err: describe(err) }, 'failed to release lease');
+      this.#log.warn({ err: describeError(err) }, 'failed to release lease');
     }
   }
 

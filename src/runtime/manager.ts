@@ -6,13 +6,14 @@ import type { BackoffOptions } from './backoff.ts';
 import { InformerCache } from './cache.ts';
 import { Client } from './client.ts';
 import { Controller, type ControllerOptions } from './controller.ts';
+import { describeError } from './errors.ts';
 import { HealthServer } from './health.ts';
 import { KubeHttp } from './http.ts';
 import { kubeLeaseApi, LeaderElector, leaseResource } from './leader.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { type RuntimeMetrics, runtimeMetrics } from './metrics.ts';
 import type { KubeObject } from './resource.ts';
-import { describe, Watcher } from './watcher.ts';
+import { Watcher } from './watcher.ts';
 
 export interface LeaderElectionOptions {
   namespace: string;
@@ -45,7 +46,10 @@ export interface ManagerOptions {
     backoff?: Partial<BackoffOptions>;
     pageSize?: number;
   };
-  fieldManager?: string;
+  /** Owner of the fields the controllers apply, and the Events' reportingController: the operator's name. */
+  fieldManager: string;
+  /** User-Agent of every request, e.g. `my-operator/1.2.3`. Default: the field manager. */
+  userAgent?: string;
 }
 
 /**
@@ -77,6 +81,7 @@ export class Manager {
     this.http = new KubeHttp(opts.kubeConfig, {
       metrics: this.metrics,
       requestTimeoutMs: opts.requestTimeoutMs,
+      userAgent: opts.userAgent ?? opts.fieldManager,
     });
     this.cache = new InformerCache({
       http: this.http,
@@ -204,7 +209,7 @@ export class Manager {
       leaseWatcher.start();
       await elector.run(stop);
     } catch (err) {
-      this.logger.error({ err: describe(err) }, 'manager failed');
+      this.logger.error({ err: describeError(err) }, 'manager failed');
       throw err;
     } finally {
       for (const c of this.#controllers) c.queue.shutDown();

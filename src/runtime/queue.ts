@@ -1,3 +1,4 @@
+import { exponentialDelay } from './backoff.ts';
 import { type Clock, realClock, type TimerHandle } from './clock.ts';
 import type { RuntimeMetrics } from './metrics.ts';
 
@@ -203,7 +204,7 @@ export class WorkQueue {
   #itemDelay(key: string): number {
     const failures = this.#failures.get(key) ?? 0;
     this.#failures.set(key, failures + 1);
-    return Math.min(this.#maxDelayMs, this.#baseDelayMs * 2 ** failures);
+    return exponentialDelay(failures, { initialMs: this.#baseDelayMs, maxMs: this.#maxDelayMs, factor: 2 });
   }
 
   #push(key: string): void {

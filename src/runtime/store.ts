@@ -31,7 +31,7 @@ export class Store<T extends KubeObject> {
   /**
    * Our own writes the watch has not delivered yet, with the version the watch delivered before them (undefined:
    * none). The watch event of such a write finds it cached already, yet handlers must still hear of it: the write
-   * may be another controller's only news of the object (a backup created by the SampleDB controller).
+   * may be another controller's only news of the object (one controller creates it for another to reconcile).
    */
   readonly #ownWritesUnseen = new Map<string, T | undefined>();
 

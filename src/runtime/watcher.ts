@@ -1,4 +1,6 @@
 import { Backoff, type BackoffOptions } from './backoff.ts';
+import { realClock, sleep } from './clock.ts';
+import { describeError } from './errors.ts';
 import { ApiError, isStatus, type KubeHttp, type ListResult } from './http.ts';
 import { type Logger, silentLogger } from './logger.ts';
 import type { RuntimeMetrics } from './metrics.ts';
@@ -184,10 +186,10 @@ export class Watcher<T extends KubeObject> {
           this.#log.warn({ silenceMs: this.#stallTimeoutMs }, 'watch stalled; restarting');
           this.#opts.metrics?.watchRestarts.inc({ resource: this.resource.plural, reason: 'stall' });
         } else {
-          this.#log.warn({ err: describe(err), retryInMs: Math.round(delay) }, 'watch failed; retrying');
+          this.#log.warn({ err: describeError(err), retryInMs: Math.round(delay) }, 'watch failed; retrying');
           this.#opts.metrics?.watchRestarts.inc({ resource: this.resource.plural, reason: 'error' });
         }
-        await abortableDelay(delay, stop);
+        await sleep(realClock, delay, stop);
       }
     }
   }
@@ -344,7 +346,7 @@ export class Watcher<T extends KubeObject> {
       try {
         handler(change);
       } catch (err) {
-        this.#log.error({ err: describe(err) }, 'change handler threw');
+        this.#log.error({ err: describeError(err) }, 'change handler threw');
       }
     }
   }
@@ -354,20 +356,4 @@ export class Watcher<T extends KubeObject> {
 function withTypeMeta<T extends KubeObject>(obj: T, rt: ResourceType): T {
   if (obj.kind && obj.apiVersion) return obj;
   return { ...obj, apiVersion: rt.group ? `${rt.group}/${rt.version}` : rt.version, kind: rt.kind };
-}
-
-function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
-
-export function describe(err: unknown): string {
-  return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
 }

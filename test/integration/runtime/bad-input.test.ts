@@ -3,13 +3,16 @@ import { after, before, describe, it } from 'node:test';
 import { ControlPlane, pollUntil } from '../../../src/envtest/index.ts';
 import type { KubeObject } from '../../../src/runtime/index.ts';
 import { EVENTS } from '../../../src/runtime/kinds.ts';
-import { isEffect, isReconcile, OperatorProcess, sleep, TestKube } from './helpers.ts';
+import { isEffect, isReconcile, type LogLine, OperatorProcess, TestKube } from './helpers.ts';
 
 // A reconciler that throws on a malformed object (the fixture throws on data.poison=true) must not crash the
 // process or spin: the key backs off exponentially, the error surfaces as one deduplicated Warning Event, other
 // keys keep being served, and fixing the object ends the retries.
 
 const events = EVENTS;
+const FAILURES = 8;
+
+const isFailure = (object: string) => (l: LogLine) => l.msg === 'reconcile failed' && l.object === object;
 interface Event extends KubeObject {
   reason?: string;
   note?: string;
@@ -45,14 +48,31 @@ describe('a reconciler that throws on bad input', { timeout: 120_000 }, () => {
         async () => op.find((l) => isEffect(l) && l.key === 'bad-input/healthy-out'),
         { timeoutMs: 30_000, intervalMs: 50 },
       );
-      await op.waitForLog('first failure', isReconcile('bad-input/poisoned'), 30_000);
-      const windowStart = op.count(isReconcile('bad-input/poisoned'));
-      await sleep(4_000);
-      const attempts = op.count(isReconcile('bad-input/poisoned')) - windowStart;
+      // The per-key backoff, as each failure announces it: doubling from 5 ms (a hot loop would retry at once),
+      // and each retry waiting at least as long as announced.
+      await pollUntil(
+        `${FAILURES} failures`,
+        async () => (op.count(isFailure('bad-input/poisoned')) >= FAILURES ? true : undefined),
+        { timeoutMs: 30_000, intervalMs: 50 },
+      );
       assert.ok(op.running, 'the process is still running');
-      // Per-key backoff doubles from 5 ms: a 4 s window holds about a dozen attempts, a hot loop thousands.
-      assert.ok(attempts >= 1 && attempts <= 15, `${attempts} attempts in 4 s`);
-      console.log(`bad input: ${attempts} reconcile attempts of the poisoned key in a 4 s window`);
+      const failures = op.lines.filter(isFailure('bad-input/poisoned')).slice(0, FAILURES);
+      const delays = failures.map((l) => l.retryInMs as number);
+      assert.deepEqual(
+        delays,
+        delays.map((_, i) => 5 * 2 ** i),
+        `retry delays ${delays.join(', ')} ms`,
+      );
+      const times = failures.map((l) => Date.parse(String(l.time)));
+      for (let i = 1; i < FAILURES; i++) {
+        const waited = times[i]! - times[i - 1]!;
+        // Log timestamps have millisecond resolution, and a line is written just after its retry is scheduled.
+        assert.ok(
+          waited >= delays[i - 1]! - 2,
+          `attempt ${i + 1} came ${waited} ms after a ${delays[i - 1]} ms backoff`,
+        );
+      }
+      console.log(`bad input: retry delays ${delays.join(', ')} ms`);
 
       const warnings = await pollUntil(
         'ReconcileError event',
@@ -69,21 +89,40 @@ describe('a reconciler that throws on bad input', { timeout: 120_000 }, () => {
       assert.equal(warnings[0]?.type, 'Warning');
       assert.match(warnings[0]?.note ?? '', /malformed source: poison=true/);
 
-      // Fixing the object ends the retries.
+      // Fixing the object ends the retries: the fixed reconcile writes the output, whose watch event brings one
+      // more (no-op) reconcile, and the retry the last failure announced is cancelled. Wait past the moment that
+      // retry was due, then count.
+      const lastFailure = op.lines.filter(isFailure('bad-input/poisoned')).at(-1)!;
+      const retryDue = Date.parse(String(lastFailure.time)) + (lastFailure.retryInMs as number);
       await kube.putSource('poisoned', { poison: 'false' });
-      await pollUntil(
+      const fixed = await pollUntil(
         'poisoned output after the fix',
-        async () => op.find((l) => isEffect(l) && l.key === 'bad-input/poisoned-out'),
+        async () => {
+          const i = op.lines.findIndex((l) => isEffect(l) && l.key === 'bad-input/poisoned-out');
+          return i >= 0 ? i : undefined;
+        },
         { timeoutMs: 30_000, intervalMs: 50 },
       );
-      // Our own write of the output is watched and reconciled once more (a no-op); then it is quiet.
-      await sleep(1_000);
-      const afterFix = op.count(isReconcile('bad-input/poisoned'));
-      await sleep(2_000);
+      await op.waitForLog(
+        'the no-op reconcile of its own write',
+        isReconcile('bad-input/poisoned'),
+        30_000,
+        fixed + 1,
+      );
+      await pollUntil(
+        'the cancelled retry was due',
+        async () => (Date.now() > retryDue + 500 ? true : undefined),
+        {
+          timeoutMs: 60_000,
+          intervalMs: 100,
+        },
+      );
+      const afterFix = op.lines.slice(fixed + 1);
+      assert.equal(afterFix.filter(isFailure('bad-input/poisoned')).length, 0, 'no failure once fixed');
       assert.equal(
-        op.count(isReconcile('bad-input/poisoned')),
-        afterFix,
-        'no more retries once it succeeded',
+        afterFix.filter(isReconcile('bad-input/poisoned')).length,
+        1,
+        'one reconcile after the fix (of its own write), no retry',
       );
     } finally {
       await op.stop();

@@ -204,10 +204,6 @@ export function isNotFound(err: unknown): boolean {
   return err instanceof ApiError && err.status === 404;
 }
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 /** TCP proxy in front of the apiserver that can cut every connection (and refuse new ones) on demand. */
 export class CuttableProxy {
   readonly #server: Server;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ControlPlane, pollUntil } from '../../../src/envtest/index.ts';
 import { CONFIG_MAPS } from '../../../src/runtime/kinds.ts';
-import { isEffect, isReconcile, type LogLine, OperatorProcess, sleep, TestKube } from './helpers.ts';
+import { isEffect, isReconcile, type LogLine, OperatorProcess, TestKube } from './helpers.ts';
 
 // Real kube-apiserver + etcd (src/envtest); the operator under test is the fixture in ./fixtures, run as a child.
 
@@ -30,6 +30,20 @@ async function setup(
       ...extra,
     });
   return { kube, start };
+}
+
+/**
+ * Resolves once `key` has been reconciled after its output's last write: the watch event of that write brings one
+ * more (no-op) reconcile, and until it has run the count of reconciles is not final.
+ */
+async function settled(op: OperatorProcess, namespace: string, name: string): Promise<void> {
+  const lastWrite = op.lines.findLastIndex((l) => isEffect(l) && l.key === `${namespace}/${name}-out`);
+  await op.waitForLog(
+    `${name} reconciled after its last write`,
+    isReconcile(`${namespace}/${name}`),
+    30_000,
+    lastWrite + 1,
+  );
 }
 
 /** Side effects that repeat an earlier one exactly (same key, same data): a stale read led to a second write. */
@@ -148,7 +162,7 @@ describe('runtime on a real apiserver', { timeout: 600_000 }, () => {
       await Promise.all(Array.from({ length: 16 }, writer));
       // Concurrent writers: the final value is whichever patch landed last, so compare with the source.
       await kube.waitConverged(60_000);
-      await sleep(500);
+      await settled(op, 'burst', 'hot');
       const reconciles = op.count(isReconcile('burst/hot')) - before;
       const applies = op.count((l) => isEffect(l) && l.key === 'burst/hot-out') - 1;
       console.log(`# 1000 rapid updates -> ${reconciles} reconciles, ${applies} writes of the output`);
@@ -169,10 +183,15 @@ describe('runtime on a real apiserver', { timeout: 600_000 }, () => {
     const op = start();
     try {
       await kube.waitConverged(30_000);
-      await sleep(1_000);
+      for (let i = 0; i < 10; i++) await settled(op, 'quiet', `q${i}`);
       const reconcilesBefore = op.count((l) => l.msg === 'reconcile');
       const writesBefore = await kube.mutatingRequests(['configmaps', 'events']);
-      await sleep(2 * resyncPeriodMs + 1_000);
+      // Two resyncs of the 10 sources: the window ends when they have happened, not after a guessed time.
+      await pollUntil(
+        'two resync periods',
+        async () => (op.count((l) => l.msg === 'reconcile') - reconcilesBefore >= 20 ? true : undefined),
+        { timeoutMs: 10 * resyncPeriodMs, intervalMs: 100 },
+      );
       const writesAfter = await kube.mutatingRequests(['configmaps', 'events']);
       const resynced = op.count((l) => l.msg === 'reconcile') - reconcilesBefore;
       console.log(`# quiet window: ${resynced} resync reconciles, ${writesAfter - writesBefore} writes`);

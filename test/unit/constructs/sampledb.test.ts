@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Testing } from 'cdk8s';
+import type { SampleDbSpec } from '../../../src/api/index.ts';
 import { SampleDb, SampleDbBackup, SampleDbCrds, ValidationError } from '../../../src/index.ts';
 import { INVALID_CREATES } from '../../support/invalid-sampledbs.ts';
 
@@ -21,11 +22,40 @@ describe('SampleDb construct', () => {
     });
   });
 
+  it('tells what clients connect to, as the Pulumi SampleDb and the SampleDB status.endpoint do', () => {
+    const chart = Testing.chart();
+    const orders = new SampleDb(chart, 'orders', {
+      namespace: 'shop',
+      spec: { version: '16', storage: { size: '5Gi' } },
+    });
+    assert.deepEqual(
+      {
+        host: orders.host,
+        port: orders.port,
+        bindingSecretName: orders.bindingSecretName,
+        connectionConfigMapName: orders.connectionConfigMapName,
+      },
+      {
+        host: 'orders.shop.svc',
+        port: 5432,
+        bindingSecretName: 'orders-binding',
+        connectionConfigMapName: 'orders-connection',
+      },
+    );
+    const custom = new SampleDb(chart, 'cart', {
+      name: 'cart-db',
+      spec: { version: '16', storage: { size: '5Gi' }, service: { port: 6543 } },
+    });
+    assert.equal(custom.host, undefined, 'no namespace: the host depends on where the manifest is applied');
+    assert.equal(custom.port, 6543);
+    assert.equal(custom.bindingSecretName, 'cart-db-binding');
+  });
+
   for (const invalid of INVALID_CREATES) {
     it(`fails at synth time naming ${invalid.field} (${invalid.title})`, () => {
       const chart = Testing.chart();
       assert.throws(
-        () => new SampleDb(chart, 'db', { name: invalid.name ?? 'db', spec: invalid.spec as never }),
+        () => new SampleDb(chart, 'db', { name: invalid.name ?? 'db', spec: invalid.spec as SampleDbSpec }),
         (error: unknown) =>
           error instanceof ValidationError &&
           error.errors.some((e) => e.field === invalid.field) &&

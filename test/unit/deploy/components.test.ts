@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { SampleDb, SampleDbOperator } from '../../../src/deploy/index.ts';
 import { resolveDeep, runWithMocks } from './pulumi-mocks.ts';
@@ -79,7 +81,7 @@ describe('SampleDb component', () => {
     assert.deepEqual(await resolveDeep(result), {
       name: 'orders',
       namespace: 'shop',
-      host: 'orders.shop.svc.cluster.local',
+      host: 'orders.shop.svc',
       port: 6432,
       bindingSecretName: 'orders-binding',
       connectionConfigMapName: 'orders-connection',
@@ -102,5 +104,32 @@ describe('SampleDb component', () => {
       ),
       /spec\.storage\.size/,
     );
+  });
+});
+
+describe('the published entry points', () => {
+  // package.json "files" leaves out the controller, the runtime and the stack program; an entry point that imported
+  // them would fail with ERR_MODULE_NOT_FOUND in every project that installs the package.
+  test('import nothing that the package does not ship', () => {
+    const root = new URL('../../../', import.meta.url);
+    const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { files: string[] };
+    const excluded = pkg.files
+      .filter((f) => f.startsWith('!lib/'))
+      .map((f) => `src/${f.slice('!lib/'.length).replace(/\.\*$/, '.ts')}`);
+    const isExcluded = (file: string) =>
+      excluded.some((e) => (e.endsWith('/') ? file.startsWith(e) : file === e));
+    const reached = new Set<string>();
+    const visit = (file: string) => {
+      if (reached.has(file)) return;
+      reached.add(file);
+      const text = readFileSync(new URL(file, root), 'utf8');
+      for (const [, specifier] of text.matchAll(/^(?:import|export)[^;]*?from '(\.[^']+)'/gm)) {
+        visit(join(dirname(file), specifier as string));
+      }
+    };
+    visit('src/index.ts');
+    visit('src/deploy/index.ts');
+    assert.ok(reached.has('src/deploy/components.ts') && reached.has('src/api/endpoint.ts'));
+    assert.deepEqual([...reached].filter(isExcluded), []);
   });
 });

@@ -6,15 +6,17 @@ import { namespacesToCreate, parseStackConfig } from '../../../src/deploy/config
 const DIGEST_REF = `registry.example.com/sampledb-operator@sha256:${'0'.repeat(64)}`;
 const prebuilt = { build: false, ref: DIGEST_REF };
 
-function fieldsOf(fn: () => unknown): string[] {
+function errorsOf(fn: () => unknown): Record<string, string> {
   try {
     fn();
   } catch (err) {
     assert.ok(err instanceof ValidationError, String(err));
-    return err.errors.map((e) => e.field);
+    return Object.fromEntries(err.errors.map((e) => [e.field, e.message]));
   }
   assert.fail('expected a ValidationError');
 }
+
+const fieldsOf = (fn: () => unknown): string[] => Object.keys(errorsOf(fn));
 
 describe('parseStackConfig', () => {
   test('fills in the operator defaults and the image build defaults', () => {
@@ -89,6 +91,7 @@ describe('parseStackConfig', () => {
       'image.platforms[0]',
       'image.push',
       'instances[0].namespace',
+      'instances[0].spec.storage',
       'instances[1]',
       'logLevel',
       'namespace',
@@ -115,6 +118,63 @@ describe('parseStackConfig', () => {
       ),
       ['instances[0].namespace'],
     );
+  });
+
+  test('a message names the refused value and what the key takes', () => {
+    const errors = errorsOf(() =>
+      parseStackConfig(
+        {
+          image: { registry: 'ghcr.io/acme', platforms: ['amd64'] },
+          namespace: 'Ops',
+          replicas: '2.5',
+          resources: { limits: { memory: 'lots' } },
+        },
+        '0',
+      ),
+    );
+    assert.deepEqual(errors, {
+      namespace: 'invalid value "Ops": must be a namespace name (a DNS-1123 label)',
+      'image.platforms[0]': 'invalid value "amd64": must be os/arch',
+      replicas: 'must be integer',
+      'resources.limits.memory': 'invalid value "lots": must be a quantity, e.g. 500m or 256Mi',
+    });
+  });
+
+  test('reads only "true" and "false" as booleans, at any depth', () => {
+    const config = parseStackConfig(
+      { image: { registry: 'r', cache: 'false' }, retainCrdsOnDelete: 'true' },
+      '0',
+    );
+    assert.equal(config.image.build && config.image.cache, false);
+    assert.equal(config.retainCrdsOnDelete, true);
+    assert.deepEqual(
+      fieldsOf(() => parseStackConfig({ image: prebuilt, createNamespaces: '1' }, '0')),
+      ['createNamespaces'],
+    );
+  });
+
+  test('checks each instance as the SampleDB it becomes, with the CRD rules, before anything is deployed', () => {
+    const errors = errorsOf(() =>
+      parseStackConfig(
+        {
+          image: prebuilt,
+          instances: [
+            { name: 'Orders_DB', namespace: 'shop', spec: { version: '12', storage: { size: '0' } } },
+            { name: 'cart', namespace: 'shop', spec: { version: '16', storage: { size: '1Gi' } } },
+            { name: 'cart', namespace: 'shop', spec: { version: '16', storage: { size: '1Gi' } } },
+          ],
+        },
+        '0',
+      ),
+    );
+    assert.deepEqual(Object.keys(errors).sort(), [
+      'instances[0].name',
+      'instances[0].spec.storage.size',
+      'instances[0].spec.version',
+      'instances[2]',
+    ]);
+    assert.match(errors['instances[0].spec.version'] ?? '', /unsupported PostgreSQL major version/);
+    assert.equal(errors['instances[2]'], 'duplicates the instance shop/cart');
   });
 
   test('image is required', () => {

@@ -1,8 +1,10 @@
-// The Dockerfile cannot be built here (no Docker engine), so its rules are checked as text; the files it copies are
-// started the way its entrypoint would by test/integration/deploy/image.test.ts.
+// The Dockerfile cannot be built here (no Docker engine), so its rules are checked as text and its CMD is run on the
+// build's lib/; the files it copies are started the way its entrypoint would by test/integration/deploy/image.test.ts.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { operatorObjects } from '../../../src/deploy/manifests.ts';
 import { copiesOf, execForm, instructionsOf, parseDockerfile } from './dockerfile-parser.ts';
 
@@ -88,17 +90,30 @@ describe('Dockerfile', () => {
     assert.equal(workdir, '/app');
   });
 
-  test('starts node on the compiled composition root', () => {
+  test('starts node on the compiled composition root, which reads the environment and refuses a bad setting', () => {
     assert.ok(final);
     const entrypoint = execForm(instructionsOf(final, 'ENTRYPOINT').at(-1)?.args ?? '[]');
     const cmd = execForm(instructionsOf(final, 'CMD').at(-1)?.args ?? '[]');
     assert.match(entrypoint[0] ?? '', /\/node$/);
     assert.deepEqual(cmd, ['lib/main.js']);
-    const build = JSON.parse(read('tsconfig.build.json')) as {
-      compilerOptions: { rootDir: string; outDir: string };
-    };
+    const build = JSON.parse(read('tsconfig.build.json')) as { compilerOptions: { outDir: string } };
     assert.equal(build.compilerOptions.outDir, 'lib');
-    assert.ok(existsSync(new URL('src/main.ts', root)), 'lib/main.js is compiled from src/main.ts');
+    // The CMD as the image runs it (from WORKDIR, the build's lib/ and package.json beside it): the controller's
+    // composition root, which checks its settings before it touches a cluster and exits 1 naming the variable.
+    const run = spawnSync(process.execPath, cmd, {
+      cwd: fileURLToPath(root),
+      env: { PATH: process.env.PATH, LOG_LEVEL: 'loud' },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    assert.equal(run.status, 1, run.stderr);
+    const fatal = run.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { level: string; msg: string; err?: string })
+      .find((l) => l.level === 'fatal');
+    assert.equal(fatal?.msg, 'sampledb-operator failed');
+    assert.match(fatal?.err ?? '', /LOG_LEVEL: "loud" is not one of debug, info, warn, error/);
   });
 
   test('.dockerignore lets in exactly what the COPY instructions read from the context', () => {

@@ -205,7 +205,7 @@ describe('stack program: dev and prod stack files', () => {
     assert.deepEqual((prodOut.instances as Record<string, unknown>)['shop/orders'], {
       namespace: 'shop',
       name: 'orders',
-      host: 'orders.shop.svc.cluster.local',
+      host: 'orders.shop.svc',
       port: 5432,
       bindingSecretName: 'orders-binding',
     });

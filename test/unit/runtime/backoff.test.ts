@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Backoff } from '../../../src/runtime/backoff.ts';
+import { Backoff, exponentialDelay } from '../../../src/runtime/backoff.ts';
 
 describe('Backoff', () => {
   it('stays within [ceiling * (1 - jitter), ceiling] for any random draw', () => {
@@ -30,5 +30,20 @@ describe('Backoff', () => {
     );
     assert.ok(draws.size > 1, 'jitter must vary between clients');
     for (const d of draws) assert.ok(d >= 500 && d <= 1000);
+  });
+});
+
+describe('exponentialDelay', () => {
+  it('grows by the factor from the initial delay and stops at the cap', () => {
+    const schedule = { initialMs: 5, maxMs: 100, factor: 2 };
+    assert.deepEqual(
+      [0, 1, 2, 3, 4, 5, 6].map((n) => exponentialDelay(n, schedule)),
+      [5, 10, 20, 40, 80, 100, 100],
+    );
+  });
+
+  it('treats a negative count as no failure, and stays finite for a huge one', () => {
+    assert.equal(exponentialDelay(-3, { initialMs: 7, maxMs: 70, factor: 2 }), 7);
+    assert.equal(exponentialDelay(5000, { initialMs: 7, maxMs: 70, factor: 2 }), 70);
   });
 });

@@ -3,13 +3,14 @@ import { describe, it } from 'node:test';
 import type { InformerCache } from '../../../src/runtime/cache.ts';
 import { Client, ConflictError } from '../../../src/runtime/client.ts';
 import { ApiError, type KubeHttp } from '../../../src/runtime/http.ts';
-import { CONFIG_MAPS } from '../../../src/runtime/kinds.ts';
+import { resourceType } from '../../../src/runtime/kinds.ts';
 import type { KubeObject } from '../../../src/runtime/resource.ts';
 import { Store } from '../../../src/runtime/store.ts';
 
 // Client over a recording fake transport: asserts the requests it would send and what it caches.
 
-const configMaps = CONFIG_MAPS;
+// Typed by the runtime's own KubeObject, so the fixtures below need no client-node types.
+const configMaps = resourceType<KubeObject>('', 'v1', 'configmaps', 'ConfigMap');
 
 type Call = { verb: string; args: unknown[] };
 
@@ -44,25 +45,25 @@ const cm = (rv: string, finalizers?: string[]): KubeObject => ({
 });
 
 describe('Client', () => {
-  it('applies with the sampledb-operator field manager and force, and caches the result (read-your-writes)', async () => {
+  it('applies with the field manager it is given and force, and caches the result (read-your-writes)', async () => {
     const store = new Store<KubeObject>();
     store.upsert(cm('5'));
     const { http, calls } = fakeHttp(() => cm('6'));
-    const client = new Client({ http, cache: cacheWith(store) });
+    const client = new Client({ http, fieldManager: 'example-operator', cache: cacheWith(store) });
     await client.apply(configMaps, cm(''));
-    assert.deepEqual(calls[0]?.args[2], { fieldManager: 'sampledb-operator', force: true });
+    assert.deepEqual(calls[0]?.args[2], { fieldManager: 'example-operator', force: true });
     assert.equal(client.get(configMaps, { namespace: 'ns', name: 'x' })?.metadata.resourceVersion, '6');
   });
 
   it('applies status through the status subresource', async () => {
     const { http, calls } = fakeHttp(() => cm('7'));
-    await new Client({ http }).applyStatus(configMaps, cm(''));
+    await new Client({ http, fieldManager: 'example-operator' }).applyStatus(configMaps, cm(''));
     assert.equal((calls[0]!.args[2] as { subresource: string }).subresource, 'status');
   });
 
   it('adds a finalizer with a resourceVersion test and maps a failed test to ConflictError', async () => {
     const { http, calls } = fakeHttp(() => new ApiError(422, 'PATCH', '/x', { reason: 'Invalid' }));
-    const client = new Client({ http });
+    const client = new Client({ http, fieldManager: 'example-operator' });
     await assert.rejects(client.addFinalizer(configMaps, cm('9'), 'example.com/cleanup'), ConflictError);
     assert.deepEqual(calls[0]?.args[2], [
       { op: 'test', path: '/metadata/resourceVersion', value: '9' },
@@ -73,7 +74,7 @@ describe('Client', () => {
 
   it('removes a finalizer by index, guarded, and is a no-op when absent', async () => {
     const { http, calls } = fakeHttp(() => cm('11', ['a']));
-    const client = new Client({ http });
+    const client = new Client({ http, fieldManager: 'example-operator' });
     await client.removeFinalizer(configMaps, cm('10', ['a', 'b']), 'b');
     assert.deepEqual(calls[0]?.args[2], [
       { op: 'test', path: '/metadata/resourceVersion', value: '10' },
@@ -87,7 +88,7 @@ describe('Client', () => {
   it('deduplicates repeated events into a series on one Event object', async () => {
     let now = new Date('2025-01-01T00:00:00Z');
     const { http, calls } = fakeHttp((c) => c.args[1]);
-    const client = new Client({ http, now: () => now });
+    const client = new Client({ http, fieldManager: 'example-operator', now: () => now });
     const event = {
       regarding: cm('1'),
       type: 'Warning' as const,
@@ -114,6 +115,9 @@ describe('Client', () => {
 
   it('treats deleting a missing object as done', async () => {
     const { http } = fakeHttp(() => new ApiError(404, 'DELETE', '/x', {}));
-    await new Client({ http }).delete(configMaps, { namespace: 'ns', name: 'x' });
+    await new Client({ http, fieldManager: 'example-operator' }).delete(configMaps, {
+      namespace: 'ns',
+      name: 'x',
+    });
   });
 });

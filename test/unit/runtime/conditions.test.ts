@@ -5,10 +5,10 @@ import {
   findCondition,
   isConditionTrue,
   mergeConditions,
-  metaTime,
   removeCondition,
   setCondition,
 } from '../../../src/runtime/conditions.ts';
+import { metaTime } from '../../../src/runtime/time.ts';
 
 const t0 = new Date('2025-01-01T00:00:00.123Z');
 const t1 = new Date('2025-01-01T01:00:00Z');
