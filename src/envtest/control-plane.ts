@@ -12,9 +12,14 @@ import {
   workloadBinaries,
 } from './binaries.ts';
 import { trackDirectory, untrackDirectory } from './cleanup.ts';
-import { realNodeControllers, startControllerManager, workloadControllers } from './controllers.ts';
+import {
+  clientRateArgs,
+  realNodeControllers,
+  startControllerManager,
+  workloadControllers,
+} from './controllers.ts';
 import { Etcd } from './etcd.ts';
-import { adminHttpsClient } from './https.ts';
+import { type AdminHttpsClient, adminHttpsClient } from './https.ts';
 import { writeAdminKubeconfig } from './kubeconfig.ts';
 import { type KubectlResult, runKubectl } from './kubectl.ts';
 import { createFakeNodes, type KwokSelectorRequirement, startKwok } from './kwok.ts';
@@ -23,6 +28,7 @@ import { freePorts } from './ports.ts';
 import type { LogSink, ManagedProcess } from './process.ts';
 import { SERVICE_CIDR } from './real-node/network.ts';
 import { RealNode, type RealNodeOptions } from './real-node/node.ts';
+import { parseRequestCounts, type RequestSeries } from './request-metrics.ts';
 import { startScheduler } from './scheduler.ts';
 import { VolumeBinder } from './volume-binder.ts';
 import { pollUntil } from './wait.ts';
@@ -74,6 +80,7 @@ interface Parts {
   readonly binaries: Partial<BinaryPaths>;
   etcd?: Etcd;
   apiserver?: Apiserver;
+  https?: AdminHttpsClient;
   readonly workloads: ManagedProcess[];
   binder?: VolumeBinder;
   node?: RealNode;
@@ -163,6 +170,7 @@ export class ControlPlane {
       });
       starting = [pkiReady, etcdReady];
       const [pki, etcd] = await Promise.all([pkiReady, etcdReady]);
+      parts.https = await adminHttpsClient(pki);
       parts.apiserver = new Apiserver(
         {
           binary: binaries['kube-apiserver']!,
@@ -176,7 +184,7 @@ export class ControlPlane {
           extraArgs: [...(node ? kubeletClientArgs(pki) : []), ...(options.apiserverArgs ?? [])],
           log: options.log,
         },
-        await adminHttpsClient(pki),
+        parts.https,
       );
       await Promise.all([parts.apiserver.start(), writeAdminKubeconfig(kubeconfigPath, plane.server, pki)]);
       if (workloads) await plane.#startWorkloads(pki, options);
@@ -200,7 +208,12 @@ export class ControlPlane {
         ...(node ? { controllers: [...workloadControllers, ...realNodeControllers] } : {}),
         log: options.log,
       }),
-      startScheduler({ binary: binaries['kube-scheduler']!, kubeconfig, log: options.log }),
+      startScheduler({
+        binary: binaries['kube-scheduler']!,
+        kubeconfig,
+        extraArgs: clientRateArgs,
+        log: options.log,
+      }),
     );
     if (!node) {
       workloads.push(
@@ -278,6 +291,18 @@ export class ControlPlane {
     const etcd = this.#parts.etcd;
     if (!etcd) throw new Error('control plane is not running');
     await etcd.compact();
+  }
+
+  /**
+   * The apiserver's request counter (apiserver_request_total from /metrics, as admin): every client's requests,
+   * by verb, resource and code. Compare two readings with requestDelta().
+   */
+  async requestCounts(): Promise<RequestSeries[]> {
+    const https = this.#parts.https;
+    if (!https || this.#stopping) throw new Error('control plane is not running');
+    const { status, body } = await https.get(`${this.server}/metrics`, 10_000);
+    if (status !== 200) throw new Error(`GET /metrics: HTTP ${status}`);
+    return parseRequestCounts(body);
   }
 
   /** Stops every process (workloads first, etcd last) and removes the temp dir. Safe to call twice. */
