@@ -1,8 +1,9 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { Apiserver } from './apiserver.ts';
+import { METADATA_AUDIT_POLICY } from './audit.ts';
 import {
   type BinaryPaths,
   baseBinaries,
@@ -43,6 +44,8 @@ export interface ControlPlaneOptions {
   readonly node?: 'kwok' | 'real';
   /** Options of the real node (`node: 'real'`). */
   readonly realNode?: RealNodeOptions;
+  /** Audit every request at Metadata level into `<dataDir>/audit.log` ({@link ControlPlane.auditLogPath}). */
+  readonly auditLog?: boolean;
   /** Extra kube-apiserver flags; `--name=value` replaces the default of the same name. */
   readonly apiserverArgs?: readonly string[];
   readonly etcdArgs?: readonly string[];
@@ -92,11 +95,14 @@ export class ControlPlane {
   readonly kubeconfigPath: string;
   readonly server: string;
   readonly binDir: string;
+  /** The apiserver's audit log (`auditLog: true`), read with readAuditLog(). */
+  readonly auditLogPath: string | undefined;
   readonly #parts: Parts;
   #stopping: Promise<void> | undefined;
 
-  private constructor(parts: Parts, kubeconfigPath: string, server: string) {
+  private constructor(parts: Parts, kubeconfigPath: string, server: string, auditLogPath?: string) {
     this.#parts = parts;
+    this.auditLogPath = auditLogPath;
     this.kubeconfigPath = kubeconfigPath;
     this.server = server;
     this.binDir = dirname(parts.binaries['kube-apiserver']!);
@@ -133,11 +139,23 @@ export class ControlPlane {
     parts.node = node;
     // On a real node pods reach the apiserver (the `kubernetes` Service) at the bridge address, so it listens there.
     const address = node?.address ?? '127.0.0.1';
-    const plane = new ControlPlane(parts, kubeconfigPath, `https://${address}:${apiserverPort}`);
+    const audit = options.auditLog
+      ? { policyFile: join(workDir, 'audit-policy.json'), logFile: join(workDir, 'audit.log') }
+      : undefined;
+    const plane = new ControlPlane(
+      parts,
+      kubeconfigPath,
+      `https://${address}:${apiserverPort}`,
+      audit?.logFile,
+    );
     // Tracked before awaiting, so a failure elsewhere still lets stop() find a started etcd.
     let starting: Promise<unknown>[] = [];
     try {
-      await Promise.all([mkdir(join(workDir, 'pki'), { recursive: true }), mkdir(join(workDir, 'etcd'))]);
+      await Promise.all([
+        mkdir(join(workDir, 'pki'), { recursive: true }),
+        mkdir(join(workDir, 'etcd')),
+        audit ? writeFile(audit.policyFile, JSON.stringify(METADATA_AUDIT_POLICY)) : undefined,
+      ]);
       const pkiReady = generatePki(join(workDir, 'pki'), kubernetesServiceIp, node ? [node.address] : []);
       const etcdReady = Etcd.start({
         binary: binaries.etcd!,
@@ -162,6 +180,7 @@ export class ControlPlane {
           pki,
           serviceClusterIpRange,
           serviceAccountAdmission: workloads,
+          ...(audit ? { audit } : {}),
           extraArgs: [...(node ? kubeletClientArgs(pki) : []), ...(options.apiserverArgs ?? [])],
           log: options.log,
         },

@@ -1,3 +1,12 @@
+export {
+  type Access,
+  type AccessRecord,
+  type AuditEvent,
+  accessesOf,
+  accessKey,
+  parseAuditLog,
+  readAuditLog,
+} from './audit.ts';
 export { assetVariable, type BinaryName, locateBinaries } from './binaries.ts';
 export { ControlPlane, type ControlPlaneOptions } from './control-plane.ts';
 export { workloadControllers } from './controllers.ts';
