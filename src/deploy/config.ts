@@ -30,7 +30,12 @@ export function isDigestRef(ref: string): boolean {
 }
 
 const dnsLabel = (what: string, options: { default?: string } = {}) =>
-  Type.String({ pattern: DNS_LABEL, maxLength: 63, description: `must be a ${what} (a DNS-1123 label)`, ...options });
+  Type.String({
+    pattern: DNS_LABEL,
+    maxLength: 63,
+    description: `must be a ${what} (a DNS-1123 label)`,
+    ...options,
+  });
 const namespaceName = (options: { default?: string } = {}) => dnsLabel('namespace name', options);
 const quantity = Quantity({ description: 'must be a quantity, e.g. 500m or 256Mi' });
 const resourceList = () =>
