@@ -107,7 +107,6 @@ export class VolumeBinder {
   #pass: Promise<void> | undefined;
   #again = false;
   #retry: NodeJS.Timeout | undefined;
-  #passes = 0;
 
   constructor(
     kubeConfig: KubeConfig,
@@ -125,11 +124,6 @@ export class VolumeBinder {
     this.#retryMs = options.retryMs ?? 1000;
     this.#onError = options.onError ?? (() => {});
     this.#backend = options.backend ?? hostPathRecords;
-  }
-
-  /** Passes run so far (each one reads only the caches): lets a test see that the binder stayed idle. */
-  get passes(): number {
-    return this.#passes;
   }
 
   async installDefaultStorageClass(): Promise<void> {
@@ -185,7 +179,6 @@ export class VolumeBinder {
 
   /** One pass over the cached claims and volumes: provision, grow, delete what needs it. */
   async reconcileOnce(): Promise<void> {
-    this.#passes++;
     const ours = new Map<string, V1StorageClass>();
     for (const sc of this.#classes.list() as V1StorageClass[])
       if (sc.provisioner === this.#backend.provisioner && sc.metadata?.name) ours.set(sc.metadata.name, sc);
