@@ -29,9 +29,14 @@ export function isDigestRef(ref: string): boolean {
   return DIGEST_REF.test(ref);
 }
 
-const dnsLabel = (what: string) =>
-  Type.String({ pattern: DNS_LABEL, maxLength: 63, description: `must be a ${what} (a DNS-1123 label)` });
-const namespaceName = () => dnsLabel('namespace name');
+const dnsLabel = (what: string, options: { default?: string } = {}) =>
+  Type.String({
+    pattern: DNS_LABEL,
+    maxLength: 63,
+    description: `must be a ${what} (a DNS-1123 label)`,
+    ...options,
+  });
+const namespaceName = (options: { default?: string } = {}) => dnsLabel('namespace name', options);
 const quantity = Quantity({ description: 'must be a quantity, e.g. 500m or 256Mi' });
 const resourceList = () =>
   Type.Optional(Type.Object({ cpu: Type.Optional(quantity), memory: Type.Optional(quantity) }));
@@ -64,7 +69,7 @@ const InstanceSchema = Type.Object({
 const d = OPERATOR_DEFAULTS;
 
 export const StackConfigSchema = Type.Object({
-  namespace: Type.Optional({ ...namespaceName(), default: d.namespace }),
+  namespace: Type.Optional(namespaceName({ default: d.namespace })),
   // Optional here so that its absence gets the message saying what to set.
   image: Type.Optional(ImageSchema),
   replicas: Type.Optional(Type.Integer({ minimum: 1, default: d.replicas })),
