@@ -128,7 +128,7 @@ async function latencyAndThroughput(plane: ControlPlane) {
     queue: { qps: 1e6, burst: 1e6 },
     reconciler: {
       async reconcile(req) {
-        const cm = manager.client.get<ConfigMap>(configMaps, req);
+        const cm = manager.client.get(configMaps, req);
         if (mode === 'latency') {
           const sent = Number(cm?.data?.sentAt);
           if (sent) latencies.push(performance.timeOrigin + performance.now() - sent);
@@ -139,7 +139,7 @@ async function latencyAndThroughput(plane: ControlPlane) {
             kind: 'ConfigMap',
             metadata: { name: req.name, namespace: req.namespace },
             data: { reconciledBy: 'bench' },
-          } as ConfigMap);
+          });
           writes++;
         }
       },

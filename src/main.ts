@@ -6,7 +6,12 @@
 // POD_NAME and POD_NAMESPACE from the downward API, and KUBECONFIG outside a cluster.
 import { HttpMethod, KubeConfig } from '@kubernetes/client-node';
 import packageJson from '../package.json' with { type: 'json' };
-import { LEADER_ELECTION_LEASE, type OperatorSettings, parseOperatorSettings } from './api/index.ts';
+import {
+  LEADER_ELECTION_LEASE,
+  OPERATOR_NAME,
+  type OperatorSettings,
+  parseOperatorSettings,
+} from './api/index.ts';
 import {
   createLogger,
   describeError,
@@ -16,7 +21,6 @@ import {
   Manager,
 } from './runtime/index.ts';
 import { registerSampleDbControllers } from './sampledb/controllers.ts';
-import { MANAGER } from './sampledb/meta.ts';
 import { SNAPSHOT_GROUP } from './sampledb/resources.ts';
 
 /** The controller's settings from its environment (the contract's parser, under the name the tests know). */
@@ -50,8 +54,8 @@ export async function runOperator(settings: OperatorSettings, logger: Logger): P
     logger,
     // The runtime is generic; the operator names itself (its field manager must never change: server-side apply
     // ownership of every field it wrote hangs on it).
-    fieldManager: MANAGER,
-    userAgent: `${MANAGER}/${packageJson.version}`,
+    fieldManager: OPERATOR_NAME,
+    userAgent: `${OPERATOR_NAME}/${packageJson.version}`,
     healthPort: settings.healthPort,
     namespaces: settings.namespaces,
     ...(settings.leaderElection

@@ -1,7 +1,8 @@
 // CustomResourceDefinitions generated from the schemas. Plain objects, so the cdk8s constructs, the Pulumi
 // component and the tests all use the very same definitions.
 import type { TSchema } from '@sinclair/typebox';
-import { GROUP, SampleDbSchema, VERSION } from './sampledb.ts';
+import { GROUP, KINDS, LABELS, OPERATOR_NAME, PLURALS, VERSION } from './identity.ts';
+import { SampleDbSchema } from './sampledb.ts';
 import { SampleDbBackupSchema } from './sampledb-backup.ts';
 
 export interface CustomResourceDefinition {
@@ -43,7 +44,7 @@ export function toOpenApiV3(schema: TSchema): Record<string, unknown> {
   return JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
 }
 
-const COMMON_LABELS = { 'app.kubernetes.io/part-of': 'sampledb-operator' };
+const COMMON_LABELS = { [LABELS.partOf]: OPERATOR_NAME };
 
 type Version = CustomResourceDefinition['spec']['versions'][number];
 
@@ -94,11 +95,11 @@ const AGE = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp'
 
 export function sampleDbCrd(): CustomResourceDefinition {
   return crdOf({
-    kind: 'SampleDB',
-    plural: 'sampledbs',
+    kind: KINDS.sampleDb,
+    plural: PLURALS.sampleDb,
     shortNames: ['sdb'],
     // `sampledb` would collide with the singular name (`kubectl get sampledb x` would list two kinds).
-    categories: ['sampledb-operator', 'all'],
+    categories: [OPERATOR_NAME, 'all'],
     description: 'SampleDB is a PostgreSQL database managed by the sampledb-operator.',
     schema: SampleDbSchema,
     printerColumns: [
@@ -115,11 +116,11 @@ export function sampleDbCrd(): CustomResourceDefinition {
 
 export function sampleDbBackupCrd(): CustomResourceDefinition {
   return crdOf({
-    kind: 'SampleDBBackup',
-    plural: 'sampledbbackups',
+    kind: KINDS.sampleDbBackup,
+    plural: PLURALS.sampleDbBackup,
     shortNames: ['sdbbackup'],
     // Not in `all`: `kubectl get all` should not list every historical backup.
-    categories: ['sampledb-operator'],
+    categories: [OPERATOR_NAME],
     description: 'SampleDBBackup is one logical backup of a SampleDB.',
     schema: SampleDbBackupSchema,
     printerColumns: [

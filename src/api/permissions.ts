@@ -1,6 +1,7 @@
 // Everything the controller is allowed to do, in one table: the constructs turn it into RBAC, tests check that it has
 // no wildcard, and the controller's integration tests run under exactly these rules. When the controller starts
 // using a new verb, it is added here and nowhere else.
+import { GROUP, OPERATOR_NAME, PLURALS } from './identity.ts';
 
 export interface PolicyRule {
   readonly apiGroups: readonly string[];
@@ -17,26 +18,26 @@ const READ = ['get', 'list', 'watch'] as const;
 /** Rules on namespaced resources in the namespaces the operator watches. */
 export const WATCHED_NAMESPACE_RULES: readonly PolicyRule[] = [
   {
-    apiGroups: ['sampledb.io'],
-    resources: ['sampledbs'],
+    apiGroups: [GROUP],
+    resources: [PLURALS.sampleDb],
     verbs: [...READ, 'patch', 'update'],
     why: 'the primary resource; update/patch to add and remove the finalizer',
   },
   {
-    apiGroups: ['sampledb.io'],
-    resources: ['sampledbs/status', 'sampledbbackups/status'],
+    apiGroups: [GROUP],
+    resources: [`${PLURALS.sampleDb}/status`, `${PLURALS.sampleDbBackup}/status`],
     verbs: ['get', 'patch', 'update'],
     why: 'status is written through the status subresource',
   },
   {
-    apiGroups: ['sampledb.io'],
-    resources: ['sampledbs/finalizers'],
+    apiGroups: [GROUP],
+    resources: [`${PLURALS.sampleDb}/finalizers`],
     verbs: ['update'],
     why: 'children set blockOwnerDeletion on their SampleDB owner reference',
   },
   {
-    apiGroups: ['sampledb.io'],
-    resources: ['sampledbbackups'],
+    apiGroups: [GROUP],
+    resources: [PLURALS.sampleDbBackup],
     verbs: [...READ, 'create', 'patch', 'delete'],
     why: 'scheduled backups are created, and pruned by the retention policy',
   },
@@ -95,7 +96,7 @@ export const CLUSTER_RULES: readonly PolicyRule[] = [
 ];
 
 /** Name of the leader-election Lease in the operator's namespace. */
-export const LEADER_ELECTION_LEASE = 'sampledb-operator';
+export const LEADER_ELECTION_LEASE = OPERATOR_NAME;
 
 /** Rules in the operator's own namespace only. */
 export const OPERATOR_NAMESPACE_RULES: readonly PolicyRule[] = [

@@ -1,6 +1,7 @@
 // The SampleDBBackup API: one logical backup of a SampleDB, made on demand or by the SampleDB's schedule.
 import { type Static, Type } from '@sinclair/typebox';
-import type { API_VERSION, ObjectMeta } from './sampledb.ts';
+import type { API_VERSION, KINDS } from './identity.ts';
+import type { KubeObject, ObjectMeta } from './kube-object.ts';
 import { ConditionList, ObjectName, StringEnum, withRules } from './schema-kit.ts';
 
 export const BACKUP_METHODS = ['pg_dump'] as const;
@@ -68,10 +69,9 @@ export type SampleDbBackupSpec = Static<typeof SampleDbBackupSpecSchema>;
 export type SampleDbBackupStatus = Static<typeof SampleDbBackupStatusSchema>;
 export type BackupPhase = (typeof BACKUP_PHASES)[number];
 
-export interface SampleDbBackupObject {
+export interface SampleDbBackupObject extends KubeObject {
   apiVersion: typeof API_VERSION;
-  kind: 'SampleDBBackup';
-  metadata: ObjectMeta;
+  kind: typeof KINDS.sampleDbBackup;
   spec: SampleDbBackupSpec;
   status?: SampleDbBackupStatus;
 }

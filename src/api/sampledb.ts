@@ -3,12 +3,13 @@
 // From these TypeBox schemas come the CRD's openAPIV3Schema (descriptions for `kubectl explain`, defaults, CEL
 // rules), the TypeScript types used by the constructs and the controller, and the runtime validator.
 import { type Static, Type } from '@sinclair/typebox';
+import type { API_VERSION, KINDS } from './identity.ts';
+import type { KubeObject, ObjectMeta } from './kube-object.ts';
 import { compareQuantities, parseQuantity } from './quantity.ts';
 import { ConditionList, ObjectName, Quantity, StringEnum, StringMap, withRules } from './schema-kit.ts';
 
-export const GROUP = 'sampledb.io';
-export const VERSION = 'v1alpha1';
-export const API_VERSION = `${GROUP}/${VERSION}`;
+export { API_VERSION, GROUP, VERSION } from './identity.ts';
+export type { KubeObject, ObjectMeta, OwnerReference } from './kube-object.ts';
 
 /** PostgreSQL major versions this operator knows how to run and upgrade between. */
 export const SUPPORTED_MAJOR_VERSIONS = [14, 15, 16, 17, 18] as const;
@@ -478,31 +479,9 @@ export type Phase = (typeof PHASES)[number];
 export type DeletionPolicy = (typeof DELETION_POLICIES)[number];
 export type ServiceType = (typeof SERVICE_TYPES)[number];
 
-export interface ObjectMeta {
-  name?: string;
-  namespace?: string;
-  uid?: string;
-  generation?: number;
-  resourceVersion?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  finalizers?: string[];
-  deletionTimestamp?: string;
-  creationTimestamp?: string;
-  ownerReferences?: Array<{
-    apiVersion: string;
-    kind: string;
-    name: string;
-    uid: string;
-    controller?: boolean;
-    blockOwnerDeletion?: boolean;
-  }>;
-}
-
-export interface SampleDbObject {
+export interface SampleDbObject extends KubeObject {
   apiVersion: typeof API_VERSION;
-  kind: 'SampleDB';
-  metadata: ObjectMeta;
+  kind: typeof KINDS.sampleDb;
   spec: SampleDbSpec;
   status?: SampleDbStatus;
 }

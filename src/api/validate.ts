@@ -103,9 +103,9 @@ function walkRules(
     const field = rule.reportAt ?? (rule.fieldPath ? `${path}${rule.fieldPath}` : path);
     let ok = true;
     try {
-      if (rule.holds) ok = rule.holds(value as never);
+      if (rule.holds) ok = rule.holds(value);
       if (ok && transitions && rule.holdsOnUpdate && oldValue !== undefined && oldValue !== null) {
-        ok = rule.holdsOnUpdate(value as never, oldValue as never);
+        ok = rule.holdsOnUpdate(value, oldValue);
       }
     } catch {
       // The value is malformed below this node (e.g. not a quantity); the schema check has reported it.

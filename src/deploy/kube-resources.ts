@@ -1,7 +1,7 @@
 // Turns synthesized objects into @pulumi/kubernetes resources, in the creation order of `tierOf`.
 import * as k8s from '@pulumi/kubernetes';
 import * as pulumi from '@pulumi/pulumi';
-import { type KubeObject, tierOf } from './manifests.ts';
+import { type Manifest, tierOf } from './manifests.ts';
 
 type ResourceClass = new (
   name: string,
@@ -47,7 +47,7 @@ export function dependsOnOf(opts: pulumi.ResourceOptions | undefined): pulumi.Re
 }
 
 /** `prefix/Kind/namespace/name`: unique in the stack and readable in `pulumi preview`. */
-export function logicalName(prefix: string, object: KubeObject): string {
+export function logicalName(prefix: string, object: Manifest): string {
   const { name, namespace } = object.metadata;
   return [prefix, object.kind, ...(namespace ? [namespace] : []), name].join('/');
 }
@@ -64,10 +64,10 @@ export interface DeployObjectsOptions {
 /** Creates one resource per object; each tier waits for the tiers before it. Returns them in object order. */
 export function deployObjects(
   prefix: string,
-  objects: readonly KubeObject[],
+  objects: readonly Manifest[],
   options: DeployObjectsOptions,
 ): pulumi.CustomResource[] {
-  const created = new Map<KubeObject, pulumi.CustomResource>();
+  const created = new Map<Manifest, pulumi.CustomResource>();
   const earlier: pulumi.Resource[] = [...(options.dependsOn ?? [])];
   for (const tier of [0, 1, 2] as const) {
     const thisTier: pulumi.Resource[] = [];

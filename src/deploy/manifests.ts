@@ -2,6 +2,7 @@
 // the same code that writes dist/, so the manifests exist once. Pure (no Pulumi), so it is unit-tested directly.
 import { App, Chart } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
+import { type KubeObject, LABELS, OPERATOR_NAME } from '../api/index.ts';
 import {
   SampleDb,
   SampleDbCrds,
@@ -10,12 +11,13 @@ import {
   type SampleDbProps,
 } from '../constructs/index.ts';
 
-export interface KubeObject {
+/** A synthesized manifest: the one Kubernetes object type, with the name, kind and fields cdk8s always emits. */
+export type Manifest = KubeObject & {
   readonly apiVersion: string;
   readonly kind: string;
-  readonly metadata: { readonly name: string; readonly namespace?: string; readonly [key: string]: unknown };
+  readonly metadata: { readonly name: string };
   readonly [field: string]: unknown;
-}
+};
 
 /**
  * Stands in for the image while synthesizing: the real reference is a Pulumi output (a digest known only after the
@@ -23,34 +25,34 @@ export interface KubeObject {
  */
 export const IMAGE_PLACEHOLDER = 'sampledb-operator-image-placeholder';
 
-function synth(build: (chart: Chart) => void): KubeObject[] {
+function synth(build: (chart: Chart) => void): Manifest[] {
   const chart = new Chart(new App(), 'stack');
   build(chart);
-  return chart.toJson() as KubeObject[];
+  return chart.toJson() as Manifest[];
 }
 
-export function crdObjects(): KubeObject[] {
+export function crdObjects(): Manifest[] {
   return synth((chart) => new SampleDbCrds(chart, 'crds'));
 }
 
 /** The operator's objects with {@link IMAGE_PLACEHOLDER} as the image. */
-export function operatorObjects(props: Omit<SampleDbOperatorProps, 'image'>): KubeObject[] {
+export function operatorObjects(props: Omit<SampleDbOperatorProps, 'image'>): Manifest[] {
   return synth((chart) => new SampleDbOperator(chart, 'operator', { ...props, image: IMAGE_PLACEHOLDER }));
 }
 
-export function sampleDbObjects(props: SampleDbProps & { readonly name: string }): KubeObject[] {
+export function sampleDbObjects(props: SampleDbProps & { readonly name: string }): Manifest[] {
   return synth((chart) => new SampleDb(chart, props.name, props));
 }
 
 /** Namespaces for SampleDB instances, labelled for PodSecurity `restricted` like the operator's own. */
-export function namespaceObjects(names: readonly string[]): KubeObject[] {
+export function namespaceObjects(names: readonly string[]): Manifest[] {
   return synth((chart) => {
     for (const name of names) {
       new k8s.KubeNamespace(chart, name, {
         metadata: {
           name,
           labels: {
-            'app.kubernetes.io/part-of': 'sampledb-operator',
+            [LABELS.partOf]: OPERATOR_NAME,
             'pod-security.kubernetes.io/enforce': 'restricted',
             'pod-security.kubernetes.io/enforce-version': 'latest',
           },
@@ -80,7 +82,7 @@ export function substitute<T>(value: T, placeholder: string, replacement: unknow
  *    controller never starts without its permissions;
  * 2. the rest: workloads, Services (their await needs the pods, so nothing may wait on a Service), custom resources.
  */
-export function tierOf(object: Pick<KubeObject, 'kind'>): 0 | 1 | 2 {
+export function tierOf(object: Pick<Manifest, 'kind'>): 0 | 1 | 2 {
   switch (object.kind) {
     case 'Namespace':
     case 'CustomResourceDefinition':

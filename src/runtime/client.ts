@@ -2,7 +2,15 @@ import { randomBytes } from 'node:crypto';
 import type { InformerCache } from './cache.ts';
 import { ApiError, type DeleteOptions, type KubeHttp, type PatchType } from './http.ts';
 import { EVENTS } from './kinds.ts';
-import { type KubeObject, keyOf, type ObjectRef, type ResourceType, refOf } from './resource.ts';
+import {
+  type KubeObject,
+  keyOf,
+  type ObjectRef,
+  type ResourceType,
+  refOf,
+  type Stored,
+  type Writable,
+} from './resource.ts';
 import { microTime } from './time.ts';
 
 export const eventsResource: ResourceType = EVENTS;
@@ -60,21 +68,21 @@ export class Client {
   }
 
   /** Cached read (no API call); undefined when absent or not watched. */
-  get<T extends KubeObject>(rt: ResourceType, ref: ObjectRef): T | undefined {
-    return this.#cache?.storeFor<T>(rt)?.get(ref);
+  get<T extends Writable>(rt: ResourceType<T>, ref: ObjectRef): Stored<T> | undefined {
+    return this.#cache?.storeFor<Stored<T>>(rt)?.get(ref);
   }
 
-  list<T extends KubeObject>(rt: ResourceType): T[] {
-    return this.#cache?.storeFor<T>(rt)?.list() ?? [];
+  list<T extends Writable>(rt: ResourceType<T>): Stored<T>[] {
+    return this.#cache?.storeFor<Stored<T>>(rt)?.list() ?? [];
   }
 
   /** Server-side apply of the fields we own; `force` takes over fields another manager set. */
-  async apply<T extends KubeObject>(
-    rt: ResourceType,
-    obj: KubeObject,
+  async apply<T extends Writable>(
+    rt: ResourceType<T>,
+    obj: T,
     opts: { force?: boolean } = {},
-  ): Promise<T> {
-    const written = await this.#http.apply<T>(rt, obj, {
+  ): Promise<Stored<T>> {
+    const written = await this.#http.apply<Stored<T>>(rt, wire(obj), {
       fieldManager: this.fieldManager,
       force: opts.force ?? true,
     });
@@ -82,14 +90,16 @@ export class Client {
   }
 
   /** Creates an object (no apply): for objects that must be written once and never overwritten. */
-  async create<T extends KubeObject>(rt: ResourceType, obj: T): Promise<T> {
-    const written = await this.#http.create<T>(rt, obj, { fieldManager: this.fieldManager });
+  async create<T extends Writable>(rt: ResourceType<T>, obj: T): Promise<Stored<T>> {
+    const written = await this.#http.create<Stored<T>>(rt, wire(obj) as Stored<T>, {
+      fieldManager: this.fieldManager,
+    });
     return this.#remember(rt, written);
   }
 
-  /** Server-side apply to the status subresource. */
-  async applyStatus<T extends KubeObject>(rt: ResourceType, obj: KubeObject): Promise<T> {
-    const written = await this.#http.apply<T>(rt, obj, {
+  /** Server-side apply to the status subresource (`obj` holds the identity and the status). */
+  async applyStatus<T extends Writable>(rt: ResourceType<T>, obj: Partial<T> & Writable): Promise<Stored<T>> {
+    const written = await this.#http.apply<Stored<T>>(rt, wire(obj), {
       fieldManager: this.fieldManager,
       force: true,
       subresource: 'status',
@@ -97,26 +107,28 @@ export class Client {
     return this.#remember(rt, written);
   }
 
-  async patchStatus<T extends KubeObject>(
-    rt: ResourceType,
+  async patchStatus<T extends Writable>(
+    rt: ResourceType<T>,
     ref: ObjectRef,
     patch: unknown,
     type: PatchType = 'merge',
-  ): Promise<T> {
-    const written = await this.#http.patch<T>(rt, ref, patch, type, {
+  ): Promise<Stored<T>> {
+    const written = await this.#http.patch<Stored<T>>(rt, ref, patch, type, {
       subresource: 'status',
       fieldManager: this.fieldManager,
     });
     return this.#remember(rt, written);
   }
 
-  async patch<T extends KubeObject>(
-    rt: ResourceType,
+  async patch<T extends Writable>(
+    rt: ResourceType<T>,
     ref: ObjectRef,
     patch: unknown,
     type: PatchType,
-  ): Promise<T> {
-    const written = await this.#http.patch<T>(rt, ref, patch, type, { fieldManager: this.fieldManager });
+  ): Promise<Stored<T>> {
+    const written = await this.#http.patch<Stored<T>>(rt, ref, patch, type, {
+      fieldManager: this.fieldManager,
+    });
     return this.#remember(rt, written);
   }
 
@@ -124,7 +136,11 @@ export class Client {
    * Adds a finalizer with a JSON patch guarded by a resourceVersion test, so it cannot clobber a concurrent change
    * to the list. No-op if present. Throws ConflictError when `obj` is stale.
    */
-  async addFinalizer<T extends KubeObject>(rt: ResourceType, obj: T, finalizer: string): Promise<T> {
+  async addFinalizer<T extends Writable>(
+    rt: ResourceType<T>,
+    obj: Stored<T>,
+    finalizer: string,
+  ): Promise<Stored<T>> {
     const finalizers = obj.metadata.finalizers;
     if (finalizers?.includes(finalizer)) return obj;
     const ops = [
@@ -137,7 +153,11 @@ export class Client {
   }
 
   /** Removes a finalizer under the same resourceVersion guard. No-op if absent. */
-  async removeFinalizer<T extends KubeObject>(rt: ResourceType, obj: T, finalizer: string): Promise<T> {
+  async removeFinalizer<T extends Writable>(
+    rt: ResourceType<T>,
+    obj: Stored<T>,
+    finalizer: string,
+  ): Promise<Stored<T>> {
     const index = obj.metadata.finalizers?.indexOf(finalizer) ?? -1;
     if (index < 0) return obj;
     const ops = [
@@ -223,9 +243,13 @@ export class Client {
     this.#events.set(dedupKey, { name, namespace, count: 1, last: now.getTime() });
   }
 
-  async #guardedPatch<T extends KubeObject>(rt: ResourceType, obj: T, ops: unknown[]): Promise<T> {
+  async #guardedPatch<T extends Writable>(
+    rt: ResourceType<T>,
+    obj: Stored<T>,
+    ops: unknown[],
+  ): Promise<Stored<T>> {
     try {
-      const written = await this.#http.patch<T>(rt, refOf(obj), ops, 'json', {
+      const written = await this.#http.patch<Stored<T>>(rt, refOf(obj), ops, 'json', {
         fieldManager: this.fieldManager,
       });
       return this.#remember(rt, written);
@@ -246,4 +270,12 @@ export class Client {
     if (this.#events.size < 4096) return;
     for (const [key, seen] of this.#events) if (now - seen.last >= windowMs) this.#events.delete(key);
   }
+}
+
+/**
+ * The object as the transport takes it. Only `metadata.name`/`namespace` are read to route the request (a built
+ * object may leave its metadata optional, as the V1* types do); the body is sent as it is.
+ */
+function wire(obj: Writable): KubeObject {
+  return obj as KubeObject;
 }

@@ -1,43 +1,36 @@
-/** Descriptor of an API resource plus the object-key helpers the cache and queue share. */
-export interface ResourceType {
+/**
+ * Descriptor of an API resource plus the object-key helpers the cache and queue share. `T` is the type of the
+ * resource's objects (a `V1Job`, a custom resource's interface): the client's reads and writes through a typed
+ * descriptor are typed by it, so no call site casts.
+ */
+export interface ResourceType<T extends Writable = Writable> {
   /** '' for the core group. */
   readonly group: string;
   readonly version: string;
   readonly plural: string;
   readonly kind: string;
   readonly namespaced: boolean;
+  /** Never set: it only carries `T`. */
+  readonly objectType?: T;
 }
 
-export interface OwnerReference {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-  controller?: boolean;
-  blockOwnerDeletion?: boolean;
-}
-
-export interface ObjectMeta {
-  name?: string;
-  generateName?: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  creationTimestamp?: string;
-  deletionTimestamp?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  finalizers?: string[];
-  ownerReferences?: OwnerReference[];
-  managedFields?: unknown[];
-}
-
-export interface KubeObject {
+/**
+ * What the client needs of an object it writes: any typed Kubernetes object (the `V1*` types of
+ * @kubernetes/client-node included, whose metadata is optional), routed by its name and namespace.
+ */
+export interface Writable {
   apiVersion?: string;
   kind?: string;
-  metadata: ObjectMeta;
+  metadata?: { name?: string; namespace?: string };
 }
+
+/** An object as the apiserver returns it and the cache holds it: `T` with its metadata. */
+export type Stored<T extends Writable = Writable> = T & KubeObject;
+
+// The one Kubernetes object type (src/api/kube-object.ts imports nothing and knows nothing of SampleDB).
+import type { KubeObject } from '../api/kube-object.ts';
+
+export type { KubeObject, ObjectMeta, OwnerReference } from '../api/kube-object.ts';
 
 export interface ObjectRef {
   namespace: string;

@@ -1,37 +1,23 @@
 // Logical backups: the backup PVC and the Job that runs scripts/backup.ts for one SampleDBBackup.
 import type { V1Job, V1PersistentVolumeClaim } from '@kubernetes/client-node';
 import {
+  ANNOTATIONS,
   API_VERSION,
-  type OperatorDefaults,
+  CONTAINERS,
+  KINDS,
+  POSTGRES_PORT,
   parseQuantity,
-  resolveSampleDbSpec,
   type SampleDbBackupObject,
-  type SampleDbObject,
 } from '../api/index.ts';
-import { labelsFor, nameOf, namespaceOf, ownerReferenceTo } from './meta.ts';
-import { backupDumpPath, backupJobName, namesFor } from './names.ts';
-import {
-  DATABASE_PORT,
-  databasePodHost,
-  JOB_RESOURCES,
-  literalEnv,
-  scratchVolume,
-  superuserEnv,
-  TMP_MOUNT,
-  TMP_VOLUME,
-} from './pod.ts';
+import type { SampleDbInstance } from './instance.ts';
+import { ownerReferenceTo } from './meta.ts';
+import { backupDumpPath, backupJobName } from './names.ts';
+import { JOB_RESOURCES, literalEnv, scratchVolume, superuserEnv, TMP_MOUNT, TMP_VOLUME } from './pod.ts';
 import { BACKUP_MOUNT_PATH, BACKUP_SCRIPT, backupScriptEnv } from './scripts/backup.ts';
 import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from './security.ts';
 
-export const BACKUP_CONTAINER = 'backup';
-export const BACKUP_NAME_ANNOTATION = 'sampledb.io/backup';
 export const BACKUP_BACKOFF_LIMIT = 2;
 export const TERMINATION_LOG = '/dev/termination-log';
-
-/** The PVC backups are written to: the user's `backup.volume.claimName`, or the one the operator creates. */
-export function backupClaimName(db: SampleDbObject): string {
-  return db.spec.backup?.volume?.claimName ?? namesFor(nameOf(db)).backupPvc;
-}
 
 /** Twice a quantity, keeping its unit when it is a whole number ("10Gi" → "20Gi"), else in bytes. */
 export function doubleQuantity(quantity: string): string {
@@ -49,68 +35,64 @@ export function doubleQuantity(quantity: string): string {
  * owner reference would let the garbage collector delete it together with the SampleDB. The deletion policy
  * `Delete` removes it explicitly.
  */
-export function backupPvc(db: SampleDbObject): V1PersistentVolumeClaim | undefined {
-  if (db.spec.backup?.volume?.claimName) return undefined;
-  const volume = db.spec.backup?.volume;
+export function backupPvc(instance: SampleDbInstance): V1PersistentVolumeClaim | undefined {
+  if (!instance.backupClaim.operatorOwned) return undefined;
+  const volume = instance.object.spec.backup?.volume;
   const storageClassName = volume?.storageClassName;
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
     metadata: {
-      name: namesFor(nameOf(db)).backupPvc,
-      namespace: namespaceOf(db),
-      labels: labelsFor(db, 'backup'),
+      name: instance.names.backupPvc,
+      namespace: instance.namespace,
+      labels: { ...instance.labels.backup },
     },
     spec: {
       accessModes: ['ReadWriteOnce'],
-      resources: { requests: { storage: volume?.size ?? doubleQuantity(db.spec.storage.size) } },
+      resources: { requests: { storage: volume?.size ?? doubleQuantity(instance.spec.storage.size) } },
       ...(storageClassName ? { storageClassName } : {}),
     },
   };
 }
 
 /** `status.location` of a backup: "pvc://<claim>/<sampledb>/<backup>.dump". */
-export function backupLocation(db: SampleDbObject, backupName: string): string {
-  return `pvc://${backupClaimName(db)}/${backupDumpPath(nameOf(db), backupName)}`;
+export function backupLocation(instance: SampleDbInstance, backupName: string): string {
+  return `pvc://${instance.backupClaim.name}/${backupDumpPath(instance.name, backupName)}`;
 }
 
 /**
  * The Job that takes one backup. Owned by the SampleDBBackup (deleting the backup object cleans up its Job); the
  * result is the container's termination message, parsed by `parseBackupResult`.
  */
-export function backupJob(
-  db: SampleDbObject,
-  backup: SampleDbBackupObject,
-  defaults: OperatorDefaults = {},
-): V1Job {
-  const spec = resolveSampleDbSpec(db.spec, defaults);
+export function backupJob(instance: SampleDbInstance, backup: SampleDbBackupObject): V1Job {
+  const { spec } = instance;
   const backupName = backup.metadata.name;
   if (!backupName) throw new Error('SampleDBBackup has no metadata.name');
   const env = backupScriptEnv({
-    host: databasePodHost(db),
-    port: DATABASE_PORT,
+    host: instance.podHost,
+    port: POSTGRES_PORT,
     database: spec.bootstrap.database,
-    directory: `${BACKUP_MOUNT_PATH}/${nameOf(db)}`,
+    directory: `${BACKUP_MOUNT_PATH}/${instance.name}`,
     backupName,
     terminationLog: TERMINATION_LOG,
   });
-  const labels = labelsFor(db, 'backup');
+  const labels = { ...instance.labels.backup };
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
     metadata: {
       name: backupJobName(backupName),
-      namespace: namespaceOf(db),
+      namespace: instance.namespace,
       labels,
-      annotations: { [BACKUP_NAME_ANNOTATION]: backupName },
+      annotations: { [ANNOTATIONS.backup]: backupName },
       ownerReferences: [
-        ownerReferenceTo({ apiVersion: API_VERSION, kind: 'SampleDBBackup', metadata: backup.metadata }),
+        ownerReferenceTo({ apiVersion: API_VERSION, kind: KINDS.sampleDbBackup, metadata: backup.metadata }),
       ],
     },
     spec: {
       backoffLimit: BACKUP_BACKOFF_LIMIT,
       template: {
-        metadata: { labels, annotations: { [BACKUP_NAME_ANNOTATION]: backupName } },
+        metadata: { labels, annotations: { [ANNOTATIONS.backup]: backupName } },
         spec: {
           restartPolicy: 'Never',
           securityContext: restrictedPodSecurityContext(),
@@ -118,11 +100,11 @@ export function backupJob(
           enableServiceLinks: false,
           containers: [
             {
-              name: BACKUP_CONTAINER,
+              name: CONTAINERS.backup,
               image: spec.image,
               imagePullPolicy: 'IfNotPresent',
               command: ['sh', '-c', BACKUP_SCRIPT],
-              env: [...literalEnv(env), ...superuserEnv(db)],
+              env: [...literalEnv(env), ...superuserEnv(instance)],
               resources: JOB_RESOURCES,
               securityContext: restrictedContainerSecurityContext(),
               terminationMessagePath: TERMINATION_LOG,
@@ -131,7 +113,7 @@ export function backupJob(
             },
           ],
           volumes: [
-            { name: 'backups', persistentVolumeClaim: { claimName: backupClaimName(db) } },
+            { name: 'backups', persistentVolumeClaim: { claimName: instance.backupClaim.name } },
             scratchVolume(TMP_VOLUME),
           ],
         },

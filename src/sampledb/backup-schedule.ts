@@ -2,15 +2,16 @@
 // restarted operator (or two reconciles of the same minute) reach the same decision. croner only computes run times
 // here; it never starts a timer (no callback, paused), the reconciler's requeue is the timer.
 import { Cron } from 'croner';
-import type { SampleDbBackupObject, SampleDbObject } from '../api/index.ts';
-import { FINAL_FOR_LABEL } from './deletion/step.ts';
-import { labelsFor, nameOf, namespaceOf } from './meta.ts';
-
-/** On scheduled SampleDBBackups: the slot (UTC, ISO 8601) they were created for. */
-export const SCHEDULED_AT_ANNOTATION = 'sampledb.io/scheduled-at';
-/** On backups the operator created for the schedule, to tell them from on-demand ones. */
-export const TRIGGER_LABEL = 'sampledb.io/trigger';
-export const TRIGGER_SCHEDULE = 'schedule';
+import {
+  ANNOTATIONS,
+  API_VERSION,
+  KINDS,
+  LABELS,
+  type SampleDbBackupObject,
+  type SampleDbObject,
+  TRIGGER_SCHEDULE,
+} from '../api/index.ts';
+import type { SampleDbInstance } from './instance.ts';
 
 /** Requeue at least this often while a schedule is active, so a clock jump or a missed event heals. */
 export const MAX_SCHEDULE_REQUEUE_MS = 60 * 60_000;
@@ -53,9 +54,9 @@ const isoSeconds = (d: Date) => `${d.toISOString().slice(0, 19)}Z`;
 function lastScheduledSlot(db: SampleDbObject, backups: readonly SampleDbBackupObject[]): number | undefined {
   let last: number | undefined;
   for (const b of backups) {
-    if (b.spec?.sampleDB?.name !== nameOf(db)) continue;
-    if (b.metadata.labels?.[TRIGGER_LABEL] !== TRIGGER_SCHEDULE) continue;
-    const at = Date.parse(b.metadata.annotations?.[SCHEDULED_AT_ANNOTATION] ?? '');
+    if (b.spec?.sampleDB?.name !== db.metadata.name) continue;
+    if (b.metadata.labels?.[LABELS.trigger] !== TRIGGER_SCHEDULE) continue;
+    const at = Date.parse(b.metadata.annotations?.[ANNOTATIONS.scheduledAt] ?? '');
     if (Number.isFinite(at) && (last === undefined || at > last)) last = at;
   }
   return last;
@@ -92,24 +93,26 @@ export function decideSchedule(input: ScheduleInput): ScheduleDecision {
     (taken === undefined || latest.getTime() > taken);
   return {
     kind: 'scheduled',
-    ...(isDue && latest ? { due: { name: scheduledBackupName(nameOf(db), latest), at: latest } } : {}),
+    ...(isDue && latest
+      ? { due: { name: scheduledBackupName(db.metadata.name ?? '', latest), at: latest } }
+      : {}),
     ...(next ? { next } : {}),
     requeueAfterMs,
   };
 }
 
 /** The SampleDBBackup for a slot. Not owned by the SampleDB: like the final backup, it must outlive it. */
-export function scheduledBackup(db: SampleDbObject, name: string, slot: Date): SampleDbBackupObject {
+export function scheduledBackup(instance: SampleDbInstance, name: string, slot: Date): SampleDbBackupObject {
   return {
-    apiVersion: 'sampledb.io/v1alpha1',
-    kind: 'SampleDBBackup',
+    apiVersion: API_VERSION,
+    kind: KINDS.sampleDbBackup,
     metadata: {
       name,
-      namespace: namespaceOf(db),
-      labels: { ...labelsFor(db, 'backup'), [TRIGGER_LABEL]: TRIGGER_SCHEDULE },
-      annotations: { [SCHEDULED_AT_ANNOTATION]: isoSeconds(slot) },
+      namespace: instance.namespace,
+      labels: { ...instance.labels.backup, [LABELS.trigger]: TRIGGER_SCHEDULE },
+      annotations: { [ANNOTATIONS.scheduledAt]: isoSeconds(slot) },
     },
-    spec: { sampleDB: { name: nameOf(db) }, method: 'pg_dump' },
+    spec: { sampleDB: { name: instance.name }, method: 'pg_dump' },
   };
 }
 
@@ -167,10 +170,10 @@ export function decideRetention(input: RetentionInput): RetentionDecision {
   );
   const mine = input.backups.filter(
     (b) =>
-      b.spec?.sampleDB?.name === nameOf(db) &&
+      b.spec?.sampleDB?.name === db.metadata.name &&
       b.metadata.name !== undefined &&
       !b.metadata.deletionTimestamp &&
-      b.metadata.labels?.[FINAL_FOR_LABEL] === undefined,
+      b.metadata.labels?.[LABELS.finalForUid] === undefined,
   );
   const completed = mine
     .filter((b) => b.status?.phase === 'Completed' && time(b.status.completedAt) !== undefined)

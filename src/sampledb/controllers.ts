@@ -1,11 +1,16 @@
 // Registers the SampleDB and SampleDBBackup controllers on a Manager, with the watches that map every related
 // object back to the SampleDB (or SampleDBBackup) it concerns.
-import type { SampleDbBackupObject, SampleDbObject } from '../api/index.ts';
+import {
+  ANNOTATIONS,
+  APP_NAME,
+  LABELS,
+  OPERATOR_NAME,
+  type SampleDbBackupObject,
+  type SampleDbObject,
+} from '../api/index.ts';
 import type { KubeObject, Manager, ObjectRef } from '../runtime/index.ts';
-import { BACKUP_NAME_ANNOTATION } from './backup-job.ts';
-import { SampleDbBackupReconciler } from './backup-reconciler.ts';
-import { credentialsSecretName } from './credentials.ts';
-import { APP_NAME, LABEL_INSTANCE, LABEL_MANAGED_BY, LABEL_NAME, MANAGER } from './meta.ts';
+import { SampleDbBackupReconciler } from './backup/reconciler.ts';
+import { credentialsSecretOf } from './instance.ts';
 import { SampleDbReconciler } from './reconciler.ts';
 import {
   CONFIGMAPS,
@@ -35,8 +40,8 @@ export interface SampleDbControllerOptions {
 /** The SampleDB an object of ours belongs to, by its instance label. */
 function byInstanceLabel(obj: KubeObject): ObjectRef[] {
   const labels = obj.metadata.labels ?? {};
-  const instance = labels[LABEL_INSTANCE];
-  if (!instance || labels[LABEL_NAME] !== APP_NAME || labels[LABEL_MANAGED_BY] !== MANAGER) return [];
+  const instance = labels[LABELS.instance];
+  if (!instance || labels[LABELS.name] !== APP_NAME || labels[LABELS.managedBy] !== OPERATOR_NAME) return [];
   return [{ namespace: obj.metadata.namespace ?? '', name: instance }];
 }
 
@@ -61,9 +66,7 @@ export function registerSampleDbControllers(manager: Manager, options: SampleDbC
   // needs to hear about.
   const referencedSecret = (obj: KubeObject) =>
     refs(
-      sampleDbsIn(obj.metadata.namespace ?? '').filter(
-        (db) => credentialsSecretName(db) === obj.metadata.name,
-      ),
+      sampleDbsIn(obj.metadata.namespace ?? '').filter((db) => credentialsSecretOf(db) === obj.metadata.name),
     );
   const referencedConfigMap = (obj: KubeObject) =>
     refs(
@@ -122,7 +125,7 @@ export function registerSampleDbControllers(manager: Manager, options: SampleDbC
       {
         resource: PODS,
         map: (pod) => {
-          const backup = pod.metadata.annotations?.[BACKUP_NAME_ANNOTATION];
+          const backup = pod.metadata.annotations?.[ANNOTATIONS.backup];
           return backup ? [{ namespace: pod.metadata.namespace ?? '', name: backup }] : [];
         },
       },

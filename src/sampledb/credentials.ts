@@ -1,9 +1,8 @@
 // The credentials Secret: generated once with a CSPRNG password, or supplied by the user.
 import { randomInt } from 'node:crypto';
 import type { V1Secret } from '@kubernetes/client-node';
-import { resolveSampleDbSpec, type SampleDbObject } from '../api/index.ts';
-import { childMeta, nameOf } from './meta.ts';
-import { namesFor } from './names.ts';
+import type { SampleDbInstance } from './instance.ts';
+import { childMeta } from './meta.ts';
 
 export const USERNAME_KEY = 'username';
 export const PASSWORD_KEY = 'password';
@@ -21,15 +20,6 @@ export function generatePassword(length = PASSWORD_LENGTH, random: RandomInt = r
   return password;
 }
 
-/** The Secret the database pod and the Jobs read `username`/`password` from. */
-export function credentialsSecretName(db: SampleDbObject): string {
-  return db.spec.bootstrap?.credentialsSecret?.name ?? namesFor(nameOf(db)).generatedCredentialsSecret;
-}
-
-export function usesGeneratedCredentials(db: SampleDbObject): boolean {
-  return db.spec.bootstrap?.credentialsSecret === undefined;
-}
-
 const encode = (value: string) => Buffer.from(value, 'utf8').toString('base64');
 export const decodeSecretValue = (value: string | undefined) =>
   value === undefined ? undefined : Buffer.from(value, 'base64').toString('utf8');
@@ -41,19 +31,19 @@ export const decodeSecretValue = (value: string | undefined) =>
  * here would lock the application out of a database whose role still has the old one.
  */
 export function credentialsSecret(
-  db: SampleDbObject,
+  instance: SampleDbInstance,
   existing: V1Secret | undefined,
   random: RandomInt = randomInt,
 ): V1Secret | undefined {
-  if (!usesGeneratedCredentials(db)) return undefined;
-  const owner = resolveSampleDbSpec(db.spec).bootstrap.owner;
+  if (!instance.credentials.generated) return undefined;
+  const owner = instance.spec.bootstrap.owner;
   // An empty value is no password at all, so it is the one case where one is generated into an existing Secret.
   const kept = existing?.data?.[PASSWORD_KEY];
   const password = kept ? kept : encode(generatePassword(PASSWORD_LENGTH, random));
   return {
     apiVersion: 'v1',
     kind: 'Secret',
-    metadata: childMeta(db, namesFor(nameOf(db)).generatedCredentialsSecret, 'credentials'),
+    metadata: childMeta(instance, instance.names.generatedCredentialsSecret, 'credentials'),
     type: 'Opaque',
     // Immutable would stop an accidental rotation at the API too, but also a deliberate one; left mutable.
     data: { [USERNAME_KEY]: encode(owner), [PASSWORD_KEY]: password },

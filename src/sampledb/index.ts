@@ -3,6 +3,7 @@ export * from './backup-job.ts';
 export * from './connection.ts';
 export * from './credentials.ts';
 export * from './init-job.ts';
+export * from './instance.ts';
 export * from './meta.ts';
 export * from './names.ts';
 export * from './pod.ts';

@@ -1,12 +1,10 @@
 // The init Job: runs scripts/init.ts against the database pod, with the same image (so psql matches the server).
 import type { V1Job, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
-import { type OperatorDefaults, resolveSampleDbSpec, type SampleDbObject } from '../api/index.ts';
-import { credentialsSecretName, PASSWORD_KEY } from './credentials.ts';
-import { childMeta, labelsFor, nameOf } from './meta.ts';
-import { namesFor } from './names.ts';
+import { CONTAINERS, POSTGRES_PORT } from '../api/index.ts';
+import { PASSWORD_KEY } from './credentials.ts';
+import type { SampleDbInstance } from './instance.ts';
+import { childMeta } from './meta.ts';
 import {
-  DATABASE_PORT,
-  databasePodHost,
   JOB_RESOURCES,
   literalEnv,
   scratchVolume,
@@ -19,7 +17,6 @@ import { BACKUP_MOUNT_PATH } from './scripts/backup.ts';
 import { INIT_SCRIPT, INIT_SQL_FILE_NAME, INIT_SQL_MOUNT_PATH, initScriptEnv } from './scripts/init.ts';
 import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from './security.ts';
 
-export const INIT_CONTAINER = 'init';
 /** A few retries for transient trouble; a broken bootstrap SQL fails the same way every time. */
 export const INIT_BACKOFF_LIMIT = 3;
 /** Bounds a Job that can never succeed (e.g. a pod that never gets scheduled), so status can say so. */
@@ -34,9 +31,8 @@ export interface RestoreSource {
   checksum?: string;
 }
 
-export function initJob(db: SampleDbObject, restore?: RestoreSource, defaults: OperatorDefaults = {}): V1Job {
-  const spec = resolveSampleDbSpec(db.spec, defaults);
-  const names = namesFor(nameOf(db));
+export function initJob(instance: SampleDbInstance, restore?: RestoreSource): V1Job {
+  const { spec, names } = instance;
   const initSql = spec.bootstrap.initSQL;
   const volumes: V1Volume[] = [scratchVolume(TMP_VOLUME)];
   const mounts: V1VolumeMount[] = [TMP_MOUNT];
@@ -55,8 +51,8 @@ export function initJob(db: SampleDbObject, restore?: RestoreSource, defaults: O
     mounts.push({ name: 'backups', mountPath: BACKUP_MOUNT_PATH, readOnly: true });
   }
   const env = initScriptEnv({
-    host: databasePodHost(db),
-    port: DATABASE_PORT,
+    host: instance.podHost,
+    port: POSTGRES_PORT,
     database: spec.bootstrap.database,
     owner: spec.bootstrap.owner,
     ...(initSql ? { initSqlFile: `${INIT_SQL_MOUNT_PATH}/${INIT_SQL_FILE_NAME}` } : {}),
@@ -70,13 +66,13 @@ export function initJob(db: SampleDbObject, restore?: RestoreSource, defaults: O
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
-    metadata: childMeta(db, names.initJob, 'init'),
+    metadata: childMeta(instance, names.initJob, 'init'),
     spec: {
       backoffLimit: INIT_BACKOFF_LIMIT,
       activeDeadlineSeconds: INIT_ACTIVE_DEADLINE_SECONDS,
       // No ttlSecondsAfterFinished: the status reads the finished Job to decide Initialized.
       template: {
-        metadata: { labels: labelsFor(db, 'init') },
+        metadata: { labels: { ...instance.labels.init } },
         spec: {
           restartPolicy: 'Never',
           securityContext: restrictedPodSecurityContext(),
@@ -84,14 +80,14 @@ export function initJob(db: SampleDbObject, restore?: RestoreSource, defaults: O
           enableServiceLinks: false,
           containers: [
             {
-              name: INIT_CONTAINER,
+              name: CONTAINERS.init,
               image: spec.image,
               imagePullPolicy: 'IfNotPresent',
               command: ['sh', '-c', INIT_SCRIPT],
               env: [
                 ...literalEnv(env),
-                ...superuserEnv(db),
-                secretEnv('SAMPLEDB_OWNER_PASSWORD', credentialsSecretName(db), PASSWORD_KEY),
+                ...superuserEnv(instance),
+                secretEnv('SAMPLEDB_OWNER_PASSWORD', instance.credentials.secretName, PASSWORD_KEY),
               ],
               resources: JOB_RESOURCES,
               securityContext: restrictedContainerSecurityContext(),

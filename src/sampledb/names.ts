@@ -1,6 +1,7 @@
 // Every name the operator gives a child of a SampleDB, derived from the SampleDB's name in this one place, so the
 // builders, the reconciler, the status and the tests can never disagree about what an object is called.
 import { createHash } from 'node:crypto';
+import { clientNamesFor } from '../api/index.ts';
 
 /** Kubernetes label values, Job names (they become a pod label) and Service names are limited to 63 characters. */
 const MAX_LABEL_LENGTH = 63;
@@ -30,13 +31,15 @@ export interface SampleDbNames {
 }
 
 export function namesFor(sampleDbName: string): SampleDbNames {
+  // What applications see (client Service, binding Secret, connection ConfigMap) is the API's contract.
+  const client = clientNamesFor(sampleDbName);
   return {
     statefulSet: sampleDbName,
     headlessService: `${sampleDbName}-headless`,
-    clientService: sampleDbName,
+    clientService: client.service,
     generatedCredentialsSecret: `${sampleDbName}-credentials`,
-    connectionConfigMap: `${sampleDbName}-connection`,
-    bindingSecret: `${sampleDbName}-binding`,
+    connectionConfigMap: client.connectionConfigMap,
+    bindingSecret: client.bindingSecret,
     configConfigMap: `${sampleDbName}-config`,
     initJob: `${sampleDbName}-init`,
     backupPvc: `${sampleDbName}-backups`,

@@ -1,10 +1,7 @@
 // Pieces shared by the pod templates: Secret-sourced env, writable scratch volumes, resources of the helper Jobs.
 import type { V1EnvVar, V1ResourceRequirements, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
-import type { SampleDbObject } from '../api/index.ts';
-import { credentialsSecretName, PASSWORD_KEY, USERNAME_KEY } from './credentials.ts';
-import { nameOf, namespaceOf } from './meta.ts';
-import { namesFor } from './names.ts';
-import { POSTGRES_PORT } from './services.ts';
+import { PASSWORD_KEY, USERNAME_KEY } from './credentials.ts';
+import type { SampleDbInstance } from './instance.ts';
 
 export function literalEnv(values: Record<string, string>): V1EnvVar[] {
   return Object.entries(values).map(([name, value]) => ({ name, value }));
@@ -15,18 +12,10 @@ export function secretEnv(name: string, secretName: string, key: string): V1EnvV
 }
 
 /** PGUSER/PGPASSWORD of the superuser the image's entrypoint created from the credentials Secret. */
-export function superuserEnv(db: SampleDbObject): V1EnvVar[] {
-  const secret = credentialsSecretName(db);
+export function superuserEnv(instance: SampleDbInstance): V1EnvVar[] {
+  const secret = instance.credentials.secretName;
   return [secretEnv('PGUSER', secret, USERNAME_KEY), secretEnv('PGPASSWORD', secret, PASSWORD_KEY)];
 }
-
-/** The database pod's stable address through the headless Service: reachable before it is Ready. */
-export function databasePodHost(db: SampleDbObject): string {
-  const names = namesFor(nameOf(db));
-  return `${names.pod}.${names.headlessService}.${namespaceOf(db)}.svc`;
-}
-
-export const DATABASE_PORT = POSTGRES_PORT;
 
 /** With a read-only root filesystem, the few places programs write to are emptyDirs. */
 export function scratchVolume(name: string, sizeLimit = '64Mi'): V1Volume {

@@ -2,14 +2,14 @@
 import { createHash } from 'node:crypto';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import {
+  POSTGRES_PORT,
   parseQuantity,
   RESERVED_PARAMETERS,
   type ResolvedSampleDbSpec,
-  resolveSampleDbSpec,
-  type SampleDbObject,
 } from '../api/index.ts';
-import { childMeta, nameOf } from './meta.ts';
-import { namesFor, POSTGRESQL_CONF_KEY } from './names.ts';
+import type { SampleDbInstance } from './instance.ts';
+import { childMeta } from './meta.ts';
+import { POSTGRESQL_CONF_KEY } from './names.ts';
 
 export const DATA_MOUNT_PATH = '/var/lib/postgresql/data';
 /** A subdirectory, because the root of a fresh volume may hold `lost+found` and initdb wants an empty directory. */
@@ -27,7 +27,7 @@ const clamp = (value: number, low: number, high: number) => Math.min(high, Math.
 function operatorSettings(): Record<string, string> {
   return {
     listen_addresses: '*',
-    port: '5432',
+    port: String(POSTGRES_PORT),
     unix_socket_directories: SOCKET_DIRECTORY,
   };
 }
@@ -107,15 +107,11 @@ export function postgresConfig(spec: ResolvedSampleDbSpec): PostgresConfig {
   return { settings, rejected, text, hash: createHash('sha256').update(text).digest('hex') };
 }
 
-export function postgresConfigFor(db: SampleDbObject): PostgresConfig {
-  return postgresConfig(resolveSampleDbSpec(db.spec));
-}
-
-export function postgresConfigMap(db: SampleDbObject): V1ConfigMap {
+export function postgresConfigMap(instance: SampleDbInstance): V1ConfigMap {
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',
-    metadata: childMeta(db, namesFor(nameOf(db)).configConfigMap, 'config'),
-    data: { [POSTGRESQL_CONF_KEY]: postgresConfigFor(db).text },
+    metadata: childMeta(instance, instance.names.configConfigMap, 'config'),
+    data: { [POSTGRESQL_CONF_KEY]: postgresConfig(instance.spec).text },
   };
 }

@@ -1,18 +1,22 @@
-// The API resources the SampleDB controllers read and write, for the runtime's cache and client.
-import type { ResourceType } from '../runtime/index.ts';
+// The API resources the SampleDB controllers read and write, for the runtime's cache and client, each typed by the
+// objects it holds.
+import {
+  GROUP,
+  KINDS,
+  PLURALS,
+  type SampleDbBackupObject,
+  type SampleDbObject,
+  VERSION,
+} from '../api/index.ts';
+import { type KubeObject, type ResourceType, resourceType } from '../runtime/index.ts';
 
-export const SAMPLEDBS: ResourceType = {
-  group: 'sampledb.io',
-  version: 'v1alpha1',
-  plural: 'sampledbs',
-  kind: 'SampleDB',
-  namespaced: true,
-};
-export const SAMPLEDB_BACKUPS: ResourceType = {
-  ...SAMPLEDBS,
-  plural: 'sampledbbackups',
-  kind: 'SampleDBBackup',
-};
+export const SAMPLEDBS = resourceType<SampleDbObject>(GROUP, VERSION, PLURALS.sampleDb, KINDS.sampleDb);
+export const SAMPLEDB_BACKUPS = resourceType<SampleDbBackupObject>(
+  GROUP,
+  VERSION,
+  PLURALS.sampleDbBackup,
+  KINDS.sampleDbBackup,
+);
 export {
   CONFIG_MAPS as CONFIGMAPS,
   JOBS,
@@ -23,18 +27,24 @@ export {
   STATEFUL_SETS as STATEFULSETS,
   STORAGE_CLASSES,
 } from '../runtime/index.ts';
+
+/** snapshot.storage.k8s.io/v1 VolumeSnapshot: the fields the deletion reads and writes. */
+export interface VolumeSnapshot extends KubeObject {
+  spec?: { source?: { persistentVolumeClaimName?: string }; volumeSnapshotClassName?: string };
+  status?: { readyToUse?: boolean; error?: { message?: string } };
+}
+
 export const SNAPSHOT_GROUP = 'snapshot.storage.k8s.io';
-export const VOLUME_SNAPSHOTS: ResourceType = {
-  group: SNAPSHOT_GROUP,
-  version: 'v1',
-  plural: 'volumesnapshots',
-  kind: 'VolumeSnapshot',
-  namespaced: true,
-};
-export const VOLUME_SNAPSHOT_CLASSES: ResourceType = {
-  group: SNAPSHOT_GROUP,
-  version: 'v1',
-  plural: 'volumesnapshotclasses',
-  kind: 'VolumeSnapshotClass',
-  namespaced: false,
-};
+export const VOLUME_SNAPSHOTS: ResourceType<VolumeSnapshot> = resourceType(
+  SNAPSHOT_GROUP,
+  'v1',
+  'volumesnapshots',
+  'VolumeSnapshot',
+);
+export const VOLUME_SNAPSHOT_CLASSES: ResourceType<KubeObject> = resourceType(
+  SNAPSHOT_GROUP,
+  'v1',
+  'volumesnapshotclasses',
+  'VolumeSnapshotClass',
+  false,
+);

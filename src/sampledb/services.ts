@@ -1,43 +1,40 @@
 // The headless Service that gives the StatefulSet pod its stable DNS name, and the client Service that publishes
 // the database.
 import type { V1Service } from '@kubernetes/client-node';
-import { resolveSampleDbSpec, type SampleDbObject } from '../api/index.ts';
-import { childMeta, labelsFor, nameOf } from './meta.ts';
-import { namesFor } from './names.ts';
+import { POSTGRES_PORT, POSTGRES_PORT_NAME } from '../api/index.ts';
+import type { SampleDbInstance } from './instance.ts';
+import { childMeta } from './meta.ts';
 
-export const POSTGRES_PORT = 5432;
-export const POSTGRES_PORT_NAME = 'postgresql';
-
-export function databaseSelector(db: SampleDbObject): Record<string, string> {
-  return labelsFor(db, 'database');
+export function databaseSelector(instance: SampleDbInstance): Record<string, string> {
+  return { ...instance.labels.database };
 }
 
-export function headlessService(db: SampleDbObject): V1Service {
+export function headlessService(instance: SampleDbInstance): V1Service {
   return {
     apiVersion: 'v1',
     kind: 'Service',
-    metadata: childMeta(db, namesFor(nameOf(db)).headlessService, 'database'),
+    metadata: childMeta(instance, instance.names.headlessService, 'database'),
     spec: {
       clusterIP: 'None',
       // The pod must be resolvable before it is ready: the init Job and peers reach it while it starts.
       publishNotReadyAddresses: true,
-      selector: databaseSelector(db),
+      selector: databaseSelector(instance),
       ports: [{ name: POSTGRES_PORT_NAME, port: POSTGRES_PORT, targetPort: POSTGRES_PORT, protocol: 'TCP' }],
     },
   };
 }
 
-export function clientService(db: SampleDbObject): V1Service {
-  const { service } = resolveSampleDbSpec(db.spec);
+export function clientService(instance: SampleDbInstance): V1Service {
+  const { service } = instance.spec;
   return {
     apiVersion: 'v1',
     kind: 'Service',
-    metadata: childMeta(db, namesFor(nameOf(db)).clientService, 'database', {
+    metadata: childMeta(instance, instance.names.clientService, 'database', {
       annotations: service.annotations,
     }),
     spec: {
       type: service.type,
-      selector: databaseSelector(db),
+      selector: databaseSelector(instance),
       ports: [{ name: POSTGRES_PORT_NAME, port: service.port, targetPort: POSTGRES_PORT, protocol: 'TCP' }],
     },
   };

@@ -2,14 +2,16 @@
 // ConfigMap, PodSecurity "restricted".
 import type { V1Container, V1Probe, V1ResourceRequirements, V1StatefulSet } from '@kubernetes/client-node';
 import {
-  type OperatorDefaults,
+  ANNOTATIONS,
+  CONTAINERS,
+  POSTGRES_PORT,
+  POSTGRES_PORT_NAME,
   type ResolvedSampleDbSpec,
-  resolveSampleDbSpec,
-  type SampleDbObject,
 } from '../api/index.ts';
-import { credentialsSecretName, PASSWORD_KEY, USERNAME_KEY } from './credentials.ts';
-import { CONFIG_HASH_ANNOTATION, childMeta, labelsFor, nameOf } from './meta.ts';
-import { namesFor, POSTGRESQL_CONF_KEY } from './names.ts';
+import { PASSWORD_KEY, USERNAME_KEY } from './credentials.ts';
+import type { SampleDbInstance } from './instance.ts';
+import { childMeta } from './meta.ts';
+import { POSTGRESQL_CONF_KEY } from './names.ts';
 import { literalEnv, scratchVolume, secretEnv, TMP_MOUNT, TMP_VOLUME } from './pod.ts';
 import {
   CONFIG_FILE,
@@ -20,9 +22,7 @@ import {
   SOCKET_DIRECTORY,
 } from './postgres-config.ts';
 import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from './security.ts';
-import { databaseSelector, POSTGRES_PORT, POSTGRES_PORT_NAME } from './services.ts';
-
-export const POSTGRES_CONTAINER = 'postgres';
+import { databaseSelector } from './services.ts';
 
 /** Enough for a fast shutdown (checkpoint) of a busy server; the preStop hook asks for one. */
 export const TERMINATION_GRACE_PERIOD_SECONDS = 120;
@@ -30,7 +30,7 @@ const FAST_SHUTDOWN_TIMEOUT_SECONDS = TERMINATION_GRACE_PERIOD_SECONDS - 10;
 
 // Over TCP on loopback: during first initialisation the image's entrypoint runs a temporary server on the socket
 // only, so "ready" means the real server is up. -U keeps the server log free of unknown-role noise.
-const PG_ISREADY = 'pg_isready -q -h 127.0.0.1 -p 5432 -U "$POSTGRES_USER"';
+const PG_ISREADY = `pg_isready -q -h 127.0.0.1 -p ${POSTGRES_PORT} -U "$POSTGRES_USER"`;
 
 function execProbe(script: string, periodSeconds: number, failureThreshold: number): V1Probe {
   return { exec: { command: ['sh', '-c', script] }, periodSeconds, failureThreshold, timeoutSeconds: 5 };
@@ -52,10 +52,11 @@ function resourcesOf(spec: ResolvedSampleDbSpec): V1ResourceRequirements {
   return { requests: defined(spec.resources.requests), limits: defined(spec.resources.limits) };
 }
 
-function postgresContainer(db: SampleDbObject, spec: ResolvedSampleDbSpec): V1Container {
-  const secret = credentialsSecretName(db);
+function postgresContainer(instance: SampleDbInstance): V1Container {
+  const { spec } = instance;
+  const secret = instance.credentials.secretName;
   return {
-    name: POSTGRES_CONTAINER,
+    name: CONTAINERS.postgres,
     image: spec.image,
     imagePullPolicy: 'IfNotPresent',
     // The image's entrypoint prepends `postgres` to arguments starting with "-".
@@ -87,7 +88,7 @@ function postgresContainer(db: SampleDbObject, spec: ResolvedSampleDbSpec): V1Co
     },
     terminationMessagePolicy: 'FallbackToLogsOnError',
     volumeMounts: [
-      { name: namesFor(nameOf(db)).dataVolumeClaimTemplate, mountPath: DATA_MOUNT_PATH },
+      { name: instance.names.dataVolumeClaimTemplate, mountPath: DATA_MOUNT_PATH },
       { name: 'config', mountPath: CONFIG_MOUNT_PATH, readOnly: true },
       { name: 'run', mountPath: SOCKET_DIRECTORY },
       { name: 'shm', mountPath: '/dev/shm' },
@@ -96,19 +97,18 @@ function postgresContainer(db: SampleDbObject, spec: ResolvedSampleDbSpec): V1Co
   };
 }
 
-export function statefulSet(db: SampleDbObject, defaults: OperatorDefaults = {}): V1StatefulSet {
-  const spec = resolveSampleDbSpec(db.spec, defaults);
-  const names = namesFor(nameOf(db));
+export function statefulSet(instance: SampleDbInstance): V1StatefulSet {
+  const { spec, names } = instance;
   const config = postgresConfig(spec);
-  const podLabels = labelsFor(db, 'database');
+  const podLabels = { ...instance.labels.database };
   return {
     apiVersion: 'apps/v1',
     kind: 'StatefulSet',
-    metadata: childMeta(db, names.statefulSet, 'database'),
+    metadata: childMeta(instance, names.statefulSet, 'database'),
     spec: {
       replicas: 1,
       serviceName: names.headlessService,
-      selector: { matchLabels: databaseSelector(db) },
+      selector: { matchLabels: databaseSelector(instance) },
       podManagementPolicy: 'OrderedReady',
       updateStrategy: { type: 'RollingUpdate' },
       revisionHistoryLimit: 5,
@@ -118,8 +118,8 @@ export function statefulSet(db: SampleDbObject, defaults: OperatorDefaults = {})
         metadata: {
           labels: podLabels,
           annotations: {
-            [CONFIG_HASH_ANNOTATION]: config.hash,
-            'kubectl.kubernetes.io/default-container': POSTGRES_CONTAINER,
+            [ANNOTATIONS.configHash]: config.hash,
+            'kubectl.kubernetes.io/default-container': CONTAINERS.postgres,
           },
         },
         spec: {
@@ -128,7 +128,7 @@ export function statefulSet(db: SampleDbObject, defaults: OperatorDefaults = {})
           // Service links would inject <NAME>_PORT-style variables, which can collide with what the image reads.
           enableServiceLinks: false,
           terminationGracePeriodSeconds: TERMINATION_GRACE_PERIOD_SECONDS,
-          containers: [postgresContainer(db, spec)],
+          containers: [postgresContainer(instance)],
           volumes: [
             {
               name: 'config',
@@ -148,7 +148,7 @@ export function statefulSet(db: SampleDbObject, defaults: OperatorDefaults = {})
         {
           apiVersion: 'v1',
           kind: 'PersistentVolumeClaim',
-          metadata: { name: names.dataVolumeClaimTemplate, labels: labelsFor(db, 'database') },
+          metadata: { name: names.dataVolumeClaimTemplate, labels: { ...instance.labels.database } },
           spec: {
             accessModes: ['ReadWriteOnce'],
             resources: { requests: { storage: spec.storage.size } },

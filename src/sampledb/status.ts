@@ -13,28 +13,17 @@ import type {
   V1StatefulSet,
 } from '@kubernetes/client-node';
 import {
+  CONTAINERS,
   type FieldError,
   type Phase,
-  resolveSampleDbSpec,
-  type SampleDbObject,
+  REASONS,
+  SAMPLEDB_CONDITIONS,
   type SampleDbStatus,
 } from '../api/index.ts';
 import { type Condition, type ConditionInput, mergeConditions } from '../runtime/conditions.ts';
-import { endpointString } from './connection.ts';
-import {
-  credentialsSecretName,
-  PASSWORD_KEY,
-  USERNAME_KEY,
-  usesGeneratedCredentials,
-} from './credentials.ts';
-import { nameOf } from './meta.ts';
-import { namesFor } from './names.ts';
+import { PASSWORD_KEY, USERNAME_KEY } from './credentials.ts';
+import { endpointString, type SampleDbInstance } from './instance.ts';
 import { postgresConfig } from './postgres-config.ts';
-
-export const CONDITION_READY = 'Ready';
-export const CONDITION_PROVISIONED = 'Provisioned';
-export const CONDITION_INITIALIZED = 'Initialized';
-export const CONDITION_CONFIGURED = 'Configured';
 
 /** What the reconciler observed; anything absent was not found. */
 export interface ObservedChildren {
@@ -65,38 +54,38 @@ const failed = (reason: string, message: string): Check => ({ ok: false, reason,
 const hasKey = (secret: V1Secret | undefined, key: string) =>
   Boolean(secret?.data?.[key] ?? secret?.stringData?.[key]);
 
-function checkCredentials(db: SampleDbObject, secret: V1Secret | undefined): Check | undefined {
-  const name = credentialsSecretName(db);
+function checkCredentials(instance: SampleDbInstance, secret: V1Secret | undefined): Check | undefined {
+  const name = instance.credentials.secretName;
   if (!secret) {
-    return usesGeneratedCredentials(db)
-      ? notYet('CredentialsPending', `Creating the credentials Secret ${name}.`)
+    return instance.credentials.generated
+      ? notYet(REASONS.credentialsPending, `Creating the credentials Secret ${name}.`)
       : notYet(
-          'CredentialsSecretNotFound',
+          REASONS.credentialsSecretNotFound,
           `Secret ${name} (bootstrap.credentialsSecret) was not found: create it in this namespace with keys "username" and "password".`,
         );
   }
   const missing = [USERNAME_KEY, PASSWORD_KEY].filter((key) => !hasKey(secret, key));
   if (missing.length > 0) {
     return failed(
-      'CredentialsSecretInvalid',
+      REASONS.credentialsSecretInvalid,
       `Secret ${name} has no ${missing.map((k) => `"${k}"`).join(' or ')} key: add ${missing.length > 1 ? 'them' : 'it'} (non-empty).`,
     );
   }
   return undefined;
 }
 
-function checkInitSql(db: SampleDbObject, configMap: V1ConfigMap | undefined): Check | undefined {
-  const initSql = resolveSampleDbSpec(db.spec).bootstrap.initSQL;
+function checkInitSql(instance: SampleDbInstance, configMap: V1ConfigMap | undefined): Check | undefined {
+  const initSql = instance.spec.bootstrap.initSQL;
   if (!initSql) return undefined;
   if (!configMap) {
     return notYet(
-      'InitSQLNotFound',
+      REASONS.initSqlNotFound,
       `ConfigMap ${initSql.name} (bootstrap.initSQL) was not found: create it with the SQL under key "${initSql.key}".`,
     );
   }
   if (configMap.data?.[initSql.key] === undefined) {
     return failed(
-      'InitSQLKeyNotFound',
+      REASONS.initSqlKeyNotFound,
       `ConfigMap ${initSql.name} has no key "${initSql.key}": add the SQL under that key, or set bootstrap.initSQL.key.`,
     );
   }
@@ -128,31 +117,31 @@ export function reportedServerVersion(initJobPods: readonly V1Pod[] | undefined)
   return undefined;
 }
 
-function checkDatabasePod(db: SampleDbObject, observed: ObservedChildren): Check {
-  const names = namesFor(nameOf(db));
+function checkDatabasePod({ names }: SampleDbInstance, observed: ObservedChildren): Check {
   const sts = observed.statefulSet;
-  if (!sts) return notYet('StatefulSetPending', `Creating StatefulSet ${names.statefulSet}.`);
+  if (!sts) return notYet(REASONS.statefulSetPending, `Creating StatefulSet ${names.statefulSet}.`);
   if ((sts.status?.readyReplicas ?? 0) >= 1) {
-    return ok('DatabaseReady', `PostgreSQL in pod ${names.pod} is accepting connections.`);
+    return ok(REASONS.databaseReady, `PostgreSQL in pod ${names.pod} is accepting connections.`);
   }
   const pvcPhase = observed.dataPvc?.status?.phase;
   if (observed.dataPvc && pvcPhase !== 'Bound') {
     return notYet(
-      'VolumePending',
+      REASONS.volumePending,
       `PersistentVolumeClaim ${names.dataPvc} is ${pvcPhase ?? 'not bound'}: check spec.storage.storageClassName and that the cluster can provision volumes (kubectl describe pvc ${names.dataPvc}).`,
     );
   }
   const pod = observed.pod;
-  if (!pod) return notYet('PodPending', `Waiting for pod ${names.pod} to be created.`);
+  if (!pod) return notYet(REASONS.podPending, `Waiting for pod ${names.pod} to be created.`);
   const scheduled = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
   if (scheduled?.status === 'False') {
     return notYet(
-      'Unschedulable',
+      REASONS.unschedulable,
       `Pod ${names.pod} cannot be scheduled: ${scheduled.message ?? scheduled.reason ?? 'no node fits'}. Lower spec.resources or add capacity.`,
     );
   }
   const container =
-    pod.status?.containerStatuses?.find((c) => c.name === 'postgres') ?? pod.status?.containerStatuses?.[0];
+    pod.status?.containerStatuses?.find((c) => c.name === CONTAINERS.postgres) ??
+    pod.status?.containerStatuses?.[0];
   const waiting = container?.state?.waiting?.reason;
   if (waiting && BROKEN_WAITING_REASONS[waiting]) {
     const detail = container?.state?.waiting?.message ?? lastTermination(container);
@@ -161,20 +150,23 @@ function checkDatabasePod(db: SampleDbObject, observed: ObservedChildren): Check
       `Pod ${names.pod}: ${BROKEN_WAITING_REASONS[waiting]}.${detail ? ` ${detail}` : ''}`,
     );
   }
-  return notYet('PodNotReady', `Pod ${names.pod} is starting; PostgreSQL is not accepting connections yet.`);
+  return notYet(
+    REASONS.podNotReady,
+    `Pod ${names.pod} is starting; PostgreSQL is not accepting connections yet.`,
+  );
 }
 
 function jobCondition(job: V1Job, type: string) {
   return job.status?.conditions?.find((c) => c.type === type && c.status === 'True');
 }
 
-function checkInitJob(db: SampleDbObject, observed: ObservedChildren): Check {
-  const name = namesFor(nameOf(db)).initJob;
+function checkInitJob(instance: SampleDbInstance, observed: ObservedChildren): Check {
+  const name = instance.names.initJob;
   const job = observed.initJob;
   if (!job)
-    return notYet('InitJobPending', `Job ${name} will initialize the database once it is provisioned.`);
+    return notYet(REASONS.initJobPending, `Job ${name} will initialize the database once it is provisioned.`);
   if (jobCondition(job, 'Complete') || (job.status?.succeeded ?? 0) > 0) {
-    return ok('InitJobSucceeded', `Job ${name} created the role and database and ran the bootstrap.`);
+    return ok(REASONS.initJobSucceeded, `Job ${name} created the role and database and ran the bootstrap.`);
   }
   const failure = jobCondition(job, 'Failed');
   if (failure) {
@@ -188,12 +180,12 @@ function checkInitJob(db: SampleDbObject, observed: ObservedChildren): Check {
       .filter((m) => m !== undefined)
       .at(-1);
     return failed(
-      'InitJobFailed',
+      REASONS.initJobFailed,
       `Job ${name} failed (${failure.reason ?? 'Failed'}${failure.message ? `: ${failure.message}` : ''})` +
         `${podMessage ? `; last error: ${podMessage}` : ''}. Fix the cause (bootstrap SQL, credentials), then delete Job ${name} to retry.`,
     );
   }
-  return notYet('Initializing', `Job ${name} is initializing the database.`);
+  return notYet(REASONS.initializing, `Job ${name} is initializing the database.`);
 }
 
 /** A spec change the StatefulSet controller has not finished rolling out. */
@@ -215,49 +207,54 @@ const toInput = (type: string, check: Check, generation: number | undefined): Co
 });
 
 export function sampleDbStatus(
-  db: SampleDbObject,
+  instance: SampleDbInstance,
   observed: ObservedChildren,
   now: Date = new Date(),
 ): SampleDbStatus {
+  const db = instance.object;
   const generation = db.metadata.generation;
   const previous = (db.status?.conditions ?? []) as Condition[];
-  const base = { observedGeneration: generation, endpoint: endpointString(db) };
+  const base = { observedGeneration: generation, endpoint: endpointString(instance) };
 
   if (observed.specErrors && observed.specErrors.length > 0) {
     const message = `The spec is invalid: ${observed.specErrors.map((e) => `${e.field}: ${e.message}`).join('; ')}. Fix the SampleDB spec.`;
-    const invalid = failed('InvalidSpec', message);
+    const invalid = failed(REASONS.invalidSpec, message);
     return {
       ...db.status,
       ...base,
       phase: 'Failed',
-      conditions: mergeConditions(previous, [toInput(CONDITION_READY, invalid, generation)], now),
+      conditions: mergeConditions(previous, [toInput(SAMPLEDB_CONDITIONS.ready, invalid, generation)], now),
     };
   }
 
-  const spec = resolveSampleDbSpec(db.spec);
+  const { spec } = instance;
   const rejected = postgresConfig(spec).rejected;
   const configured =
     rejected.length === 0
-      ? ok('ParametersApplied', 'All spec.postgresql.parameters are applied.')
+      ? ok(REASONS.parametersApplied, 'All spec.postgresql.parameters are applied.')
       : notYet(
-          'ParametersRejected',
+          REASONS.parametersRejected,
           `Not applied: ${rejected.map((r) => `${r.name} (${r.reason})`).join(', ')}. Remove or fix them in spec.postgresql.parameters.`,
         );
 
   const inputProblem =
-    checkCredentials(db, observed.credentialsSecret) ?? checkInitSql(db, observed.initSqlConfigMap);
-  const provisioned = inputProblem ?? checkDatabasePod(db, observed);
-  const initialized = inputProblem ?? checkInitJob(db, observed);
+    checkCredentials(instance, observed.credentialsSecret) ??
+    checkInitSql(instance, observed.initSqlConfigMap);
+  const provisioned = inputProblem ?? checkDatabasePod(instance, observed);
+  const initialized = inputProblem ?? checkInitJob(instance, observed);
   const updating = provisioned.ok && initialized.ok && rolloutInProgress(observed.statefulSet);
   const deleting = Boolean(db.metadata.deletionTimestamp);
 
   let ready: Check;
-  if (deleting) ready = notYet('Deleting', 'The SampleDB is being deleted.');
+  if (deleting) ready = notYet(REASONS.deleting, 'The SampleDB is being deleted.');
   else if (!provisioned.ok) ready = provisioned;
   else if (!initialized.ok) ready = initialized;
   else if (updating)
-    ready = notYet('RollingOut', 'A spec change is rolling out; the pod restarts with the new settings.');
-  else ready = ok('Ready', `PostgreSQL accepts connections at ${endpointString(db)}.`);
+    ready = notYet(
+      REASONS.rollingOut,
+      'A spec change is rolling out; the pod restarts with the new settings.',
+    );
+  else ready = ok(REASONS.ready, `PostgreSQL accepts connections at ${endpointString(instance)}.`);
 
   let phase: Phase;
   if (deleting) phase = 'Deleting';
@@ -270,10 +267,10 @@ export function sampleDbStatus(
   const conditions = mergeConditions(
     previous,
     [
-      toInput(CONDITION_READY, ready, generation),
-      toInput(CONDITION_PROVISIONED, provisioned, generation),
-      toInput(CONDITION_INITIALIZED, initialized, generation),
-      toInput(CONDITION_CONFIGURED, configured, generation),
+      toInput(SAMPLEDB_CONDITIONS.ready, ready, generation),
+      toInput(SAMPLEDB_CONDITIONS.provisioned, provisioned, generation),
+      toInput(SAMPLEDB_CONDITIONS.initialized, initialized, generation),
+      toInput(SAMPLEDB_CONDITIONS.configured, configured, generation),
     ],
     now,
   );
@@ -288,6 +285,6 @@ export function sampleDbStatus(
             reportedServerVersion(observed.initJobPods) ?? db.status?.currentVersion ?? spec.version,
         }
       : {}),
-    ...(observed.bindingSecret ? { binding: { name: namesFor(nameOf(db)).bindingSecret } } : {}),
+    ...(observed.bindingSecret ? { binding: { name: instance.names.bindingSecret } } : {}),
   };
 }

@@ -1,277 +1,43 @@
 // Deleting a SampleDB: observe, plan one action (plan.ts), do it, observe again; stop at the first thing to wait for.
 // Progress lives in the cluster (the final snapshot/backup objects, the StatefulSet, the PVCs' deletionTimestamps),
 // so a restarted operator continues from there. The DeletionProtected condition reports it to the user.
-import type { V1PersistentVolumeClaim, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
-import {
-  API_VERSION,
-  resolveSampleDbSpec,
-  type SampleDbBackupObject,
-  type SampleDbObject,
-} from '../../api/index.ts';
-import { findCondition, isStatus, type KubeObject } from '../../runtime/index.ts';
-import { backupClaimName } from '../backup-job.ts';
-import { credentialsSecretName, usesGeneratedCredentials } from '../credentials.ts';
-import { LABEL_COMPONENT, LABEL_INSTANCE, labelsFor, nameOf } from '../meta.ts';
-import { boundedName } from '../names.ts';
-import {
-  PODS,
-  PVCS,
-  SAMPLEDB_BACKUPS,
-  SAMPLEDBS,
-  SECRETS,
-  STATEFULSETS,
-  VOLUME_SNAPSHOT_CLASSES,
-  VOLUME_SNAPSHOTS,
-} from '../resources.ts';
-import { ensureBackupVolume } from '../steps/backup-volume.ts';
-import type { StepContext, StepResult } from '../steps/context.ts';
-import { FINALIZER } from '../steps/finalizer.ts';
-import { type DeletionAction, type DeletionObservation, type DeletionPlan, planDeletion } from './plan.ts';
+import type { SampleDbObject } from '../../api/index.ts';
+import type { Stored } from '../../runtime/index.ts';
+import type { StepContext, StepOutcome } from '../steps/context.ts';
+import { executeDeletion } from './execute.ts';
+import { observeDeletion } from './observe.ts';
+import { planDeletion } from './plan.ts';
+import { deletionCondition } from './report.ts';
 
-export const CONDITION_DELETION_PROTECTED = 'DeletionProtected';
-/** On PVCs kept by deletion.policy Retain, so they can be found (and cleaned up) later. */
-export const ORPHANED_LABEL = 'sampledb.io/orphaned';
-/** On final snapshots/backups: which SampleDB (by uid, names can be reused) they protect. */
-export const FINAL_FOR_LABEL = 'sampledb.io/final-for-uid';
-export const ATTEMPT_ANNOTATION = 'sampledb.io/attempt';
-const DEFAULT_SNAPSHOT_CLASS_ANNOTATION = 'snapshot.storage.kubernetes.io/is-default-class';
-
-interface VolumeSnapshot extends KubeObject {
-  spec?: { source?: { persistentVolumeClaimName?: string }; volumeSnapshotClassName?: string };
-  status?: { readyToUse?: boolean; error?: { message?: string } };
-}
-
-const uidPrefix = (db: SampleDbObject) => (db.metadata.uid ?? '').slice(0, 8);
-
-export function finalBackupName(db: SampleDbObject, attempt: number): string {
-  return boundedName(nameOf(db), `final-${uidPrefix(db)}-${attempt}`);
-}
-
-export function finalSnapshotName(db: SampleDbObject, pvcName: string): string {
-  return boundedName(pvcName, `final-${uidPrefix(db)}`);
-}
-
-/** A usable VolumeSnapshotClass: the default one, else the only one; none when the API is not served. */
-function snapshotClass(ctx: StepContext): string | undefined {
-  if (!ctx.view.watches(VOLUME_SNAPSHOT_CLASSES)) return undefined;
-  const classes = ctx.view.list(VOLUME_SNAPSHOT_CLASSES, '');
-  const preferred =
-    classes.find((c) => c.metadata.annotations?.[DEFAULT_SNAPSHOT_CLASS_ANNOTATION] === 'true') ??
-    (classes.length === 1 ? classes[0] : undefined);
-  return preferred?.metadata.name;
-}
-
-export function observeDeletion(ctx: StepContext): DeletionObservation {
-  const { db, namespace, names, view } = ctx;
-  const spec = resolveSampleDbSpec(db.spec);
-  const uid = db.metadata.uid ?? '';
-  const dataVolumes = view
-    .list<V1PersistentVolumeClaim & KubeObject>(PVCS, namespace, {
-      [LABEL_INSTANCE]: nameOf(db),
-      [LABEL_COMPONENT]: 'database',
-    })
-    .map((pvc) => ({
-      name: pvc.metadata.name ?? '',
-      deleting: Boolean(pvc.metadata.deletionTimestamp),
-      orphaned: pvc.metadata.labels?.[ORPHANED_LABEL] === 'true',
-    }));
-  const snapshots = view.watches(VOLUME_SNAPSHOTS)
-    ? view.list<VolumeSnapshot>(VOLUME_SNAPSHOTS, namespace, { [FINAL_FOR_LABEL]: uid }).map((s) => ({
-        name: s.metadata.name ?? '',
-        pvcName: s.spec?.source?.persistentVolumeClaimName ?? '',
-        readyToUse: s.status?.readyToUse === true,
-        ...(s.status?.error?.message ? { error: s.status.error.message } : {}),
-      }))
-    : [];
-  const allBackups = view.list<SampleDbBackupObject>(SAMPLEDB_BACKUPS, namespace);
-  const backups = allBackups
-    .filter((b) => b.metadata.labels?.[FINAL_FOR_LABEL] === uid)
-    .map((b) => {
-      const failed = findCondition(b.status?.conditions as never, 'Failed');
-      return {
-        name: b.metadata.name ?? '',
-        attempt: Number(b.metadata.annotations?.[ATTEMPT_ANNOTATION] ?? '1'),
-        ...(b.status?.phase ? { phase: b.status.phase } : {}),
-        ...(failed?.lastTransitionTime ? { failedAt: failed.lastTransitionTime } : {}),
-        ...(b.status?.message ? { message: b.status.message } : {}),
-      };
-    });
-  const sts = view.get<V1StatefulSet & KubeObject>(STATEFULSETS, namespace, names.statefulSet);
-  const ownBackupVolume = db.spec.backup?.volume?.claimName
-    ? undefined
-    : view.get<V1PersistentVolumeClaim & KubeObject>(PVCS, namespace, names.backupPvc);
-  const snapshotClassName = snapshotClass(ctx);
-  return {
-    policy: spec.deletion.policy,
-    ...(snapshotClassName ? { snapshotClass: snapshotClassName } : {}),
-    dataVolumes,
-    snapshots,
-    backups,
-    statefulSet: !sts ? 'absent' : sts.metadata.deletionTimestamp ? 'deleting' : 'present',
-    databasePodExists: view.get<V1Pod & KubeObject>(PODS, namespace, names.pod) !== undefined,
-    ...(ownBackupVolume
-      ? {
-          backupVolume: {
-            name: names.backupPvc,
-            deleting: Boolean(ownBackupVolume.metadata.deletionTimestamp),
-          },
-        }
-      : {}),
-    backupObjects: allBackups
-      .filter((b) => b.spec?.sampleDB?.name === nameOf(db) && !b.metadata.deletionTimestamp)
-      .map((b) => b.metadata.name ?? ''),
-    now: ctx.now(),
-  };
-}
-
-function finalBackup(db: SampleDbObject, attempt: number): SampleDbBackupObject {
-  return {
-    apiVersion: API_VERSION,
-    kind: 'SampleDBBackup',
-    metadata: {
-      name: finalBackupName(db, attempt),
-      namespace: db.metadata.namespace,
-      // No owner reference: the record of the final backup must outlive the SampleDB.
-      labels: { ...labelsFor(db, 'backup'), [FINAL_FOR_LABEL]: db.metadata.uid ?? '' },
-      annotations: { [ATTEMPT_ANNOTATION]: String(attempt) },
-    },
-    spec: { sampleDB: { name: nameOf(db) }, method: 'pg_dump' },
-  };
-}
-
-function volumeSnapshot(db: SampleDbObject, pvcName: string, className: string): VolumeSnapshot {
-  return {
-    apiVersion: 'snapshot.storage.k8s.io/v1',
-    kind: 'VolumeSnapshot',
-    metadata: {
-      name: finalSnapshotName(db, pvcName),
-      namespace: db.metadata.namespace,
-      labels: { ...labelsFor(db, 'backup'), [FINAL_FOR_LABEL]: db.metadata.uid ?? '' },
-    },
-    spec: { volumeSnapshotClassName: className, source: { persistentVolumeClaimName: pvcName } },
-  };
-}
-
-/** Creates an object once; AlreadyExists means an earlier run created it, which is the same outcome. */
-async function createOnce(ctx: StepContext, rt: typeof PVCS, obj: KubeObject): Promise<void> {
-  try {
-    await ctx.client.create(rt, obj as never);
-  } catch (err) {
-    if (!isStatus(err, 409)) throw err;
-  }
-}
-
-type Outcome = 'again' | 'wait' | 'finished';
-
-async function execute(ctx: StepContext, action: DeletionAction): Promise<Outcome> {
-  const { db, namespace, client } = ctx;
-  const ref = (name: string) => ({ namespace, name });
-  switch (action.kind) {
-    case 'create-snapshot':
-      await createOnce(ctx, VOLUME_SNAPSHOTS, volumeSnapshot(db, action.pvcName, action.className));
-      ctx.log.info({ pvc: action.pvcName }, 'final VolumeSnapshot requested');
-      return 'again';
-    case 'create-backup':
-      // The backup is written to the backup volume; make sure there is one even if backups were never configured.
-      await ensureBackupVolume(db, ctx.view, client);
-      await createOnce(ctx, SAMPLEDB_BACKUPS, finalBackup(db, action.attempt));
-      ctx.log.info({ attempt: action.attempt }, 'final backup requested');
-      return 'again';
-    case 'delete-statefulset':
-      await client.delete(STATEFULSETS, ref(ctx.names.statefulSet), { propagationPolicy: 'Background' });
-      return 'again';
-    case 'delete-data-volumes':
-      for (const name of action.names) await client.delete(PVCS, ref(name));
-      ctx.log.info({ pvcs: action.names }, 'data volumes deleted');
-      return 'again';
-    case 'orphan-data-volumes':
-      // The generated password is the only one the retained data accepts: keep its Secret too (no owner, so the
-      // garbage collector leaves it), and a new SampleDB of the same name opens the volume with it. First, so the
-      // plan's observation (volumes orphaned) implies it.
-      if (usesGeneratedCredentials(db)) {
-        try {
-          await client.patch(
-            SECRETS,
-            ref(credentialsSecretName(db)),
-            { metadata: { ownerReferences: null, labels: { [ORPHANED_LABEL]: 'true' } } },
-            'merge',
-          );
-        } catch (err) {
-          if (!isStatus(err, 404)) throw err;
-        }
-      }
-      for (const name of action.names)
-        await client.patch(PVCS, ref(name), { metadata: { labels: { [ORPHANED_LABEL]: 'true' } } }, 'merge');
-      return 'again';
-    case 'delete-backup-objects':
-      for (const name of action.names) await client.delete(SAMPLEDB_BACKUPS, ref(name));
-      return 'again';
-    case 'delete-backup-volume':
-      await client.delete(PVCS, ref(action.name));
-      return 'again';
-    case 'remove-finalizer':
-      ctx.db = await client.removeFinalizer(SAMPLEDBS, db as never, FINALIZER);
-      return 'finished';
-    case 'wait-snapshot':
-    case 'wait-backup':
-    case 'wait-workload-gone':
-      return 'wait';
-  }
-}
-
-function reportProgress(ctx: StepContext, plan: DeletionPlan): void {
-  const { next } = plan;
-  const set = (status: 'True' | 'False', reason: string, message: string) =>
-    ctx.conditions.push({ type: CONDITION_DELETION_PROTECTED, status, reason, message });
-  const policy = resolveSampleDbSpec(ctx.db.spec).deletion.policy;
-  if (plan.protected) {
-    const how =
-      plan.method === 'snapshot'
-        ? 'the final VolumeSnapshots are ready'
-        : plan.method === 'backup'
-          ? `the final backup completed on PersistentVolumeClaim ${backupClaimName(ctx.db)}`
-          : policy === 'Snapshot'
-            ? 'there was no data volume to protect'
-            : `deletion.policy is ${policy}`;
-    set('True', 'Protected', `Data may be removed: ${how}.`);
-    return;
-  }
-  if (next.kind === 'wait-backup' && next.lastError) {
-    set(
-      'False',
-      'FinalBackupFailed',
-      `The final backup ${next.name} failed: ${next.lastError}. Nothing was deleted; retrying in ${Math.ceil((next.retryInMs ?? 0) / 1000)}s. To delete without a backup, set spec.deletion.policy to Delete or Retain.`,
-    );
-  } else if (next.kind === 'wait-backup' || next.kind === 'create-backup') {
-    set('False', 'FinalBackupRunning', 'Taking a final pg_dump backup before the volumes are removed.');
-  } else if (next.kind === 'wait-snapshot' && next.errors.length > 0) {
-    set(
-      'False',
-      'SnapshotFailed',
-      `Nothing was deleted; the final VolumeSnapshots report: ${next.errors.join('; ')}.`,
-    );
-  } else {
-    set('False', 'SnapshotInProgress', 'Waiting for the final VolumeSnapshots to become readyToUse.');
-  }
-}
+export { DELETION_WRITES } from './execute.ts';
+export { finalBackupName, finalSnapshotName } from './objects.ts';
+export { observeDeletion } from './observe.ts';
 
 const MAX_ACTIONS_PER_RECONCILE = 16;
 /** Waiting on the final backup/snapshot is watch-driven; this only bounds how stale a missed event can leave us. */
 const WAIT_RECHECK_MS = 30_000;
 
-/** Runs the deletion to completion or to the first wait. `removed` tells the caller the finalizer is gone. */
-export async function runDeletion(ctx: StepContext): Promise<{ removed: boolean; result: StepResult }> {
+export type DeletionRun =
+  | { removed: true; sampleDb: Stored<SampleDbObject> }
+  | { removed: false; outcome: StepOutcome };
+
+/** Runs the deletion to completion or to the first wait. `removed`: the finalizer is gone, nothing more to write. */
+export async function runDeletion(ctx: StepContext): Promise<DeletionRun> {
+  const { instance, view, write, log } = ctx;
+  const sampleDb = ctx.observed.sampleDb ?? instance.object;
   for (let i = 0; i < MAX_ACTIONS_PER_RECONCILE; i++) {
-    const plan = planDeletion(observeDeletion(ctx));
-    reportProgress(ctx, plan);
-    ctx.log.debug({ action: plan.next.kind }, 'deletion step');
-    const outcome = await execute(ctx, plan.next);
-    if (outcome === 'finished') return { removed: true, result: undefined };
-    if (outcome === 'wait') {
+    const plan = planDeletion(observeDeletion(instance, view, ctx.now()));
+    const condition = deletionCondition(instance, plan);
+    log.debug({ action: plan.next.kind }, 'deletion step');
+    const result = await executeDeletion({ instance, sampleDb, view, write, log }, plan.next);
+    if (result.kind === 'finished') return { removed: true, sampleDb: result.sampleDb };
+    if (result.kind === 'wait') {
       const retry = plan.next.kind === 'wait-backup' ? plan.next.retryInMs : undefined;
-      return { removed: false, result: { halt: true, requeueAfterMs: retry ?? WAIT_RECHECK_MS } };
+      return {
+        removed: false,
+        outcome: { conditions: [condition], halt: true, requeueAfterMs: retry ?? WAIT_RECHECK_MS },
+      };
     }
-    ctx.conditions.length = 0;
   }
-  return { removed: false, result: { halt: true, requeueAfterMs: 1000 } };
+  return { removed: false, outcome: { halt: true, requeueAfterMs: 1000 } };
 }

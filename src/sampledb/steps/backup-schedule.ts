@@ -2,89 +2,81 @@
 // taken (the SampleDBBackup controller runs it) and asks to come back at the next slot. Retention is computed and
 // reported but not applied yet: deleting a SampleDBBackup does not remove its dump from the backup volume, so
 // pruning now would only leak files while claiming space was freed.
-import type { SampleDbBackupObject, SampleDbObject } from '../../api/index.ts';
-import { isStatus } from '../../runtime/index.ts';
+import { REASONS, SAMPLEDB_CONDITIONS } from '../../api/index.ts';
+import type { ConditionInput } from '../../runtime/index.ts';
 import { decideRetention, decideSchedule, scheduledBackup } from '../backup-schedule.ts';
 import { SAMPLEDB_BACKUPS, SAMPLEDBS } from '../resources.ts';
 import { sampleDbStatus } from '../status.ts';
 import type { Step } from './context.ts';
 
-export const CONDITION_BACKUP_SCHEDULED = 'BackupScheduled';
+const scheduled = (status: 'True' | 'False', reason: string, message: string): ConditionInput => ({
+  type: SAMPLEDB_CONDITIONS.backupScheduled,
+  status,
+  reason,
+  message,
+});
 
 export const scheduleBackups: Step = {
   name: 'backup-schedule',
-  async run(ctx) {
-    const { db, namespace, view, client } = ctx;
-    const now = ctx.now();
+  writes: ['create-once'],
+  async run({ instance, observed, view, write, log, now: clock }) {
+    const db = instance.object;
+    const { namespace } = instance;
+    const now = clock();
     const schedule = db.spec.backup?.schedule;
-    const hadCondition = db.status?.conditions?.some((c) => c.type === CONDITION_BACKUP_SCHEDULED);
+    const hadCondition = db.status?.conditions?.some((c) => c.type === SAMPLEDB_CONDITIONS.backupScheduled);
     if (!schedule) {
-      if (hadCondition)
-        ctx.conditions.push({
-          type: CONDITION_BACKUP_SCHEDULED,
-          status: 'False',
-          reason: 'NoSchedule',
-          message: 'spec.backup.schedule is not set.',
-        });
-      return undefined;
+      if (!hadCondition) return undefined;
+      return { conditions: [scheduled('False', REASONS.noSchedule, 'spec.backup.schedule is not set.')] };
     }
-    const ready = sampleDbStatus(db, ctx.observed, now).phase === 'Ready';
-    const backups = view.list<SampleDbBackupObject>(SAMPLEDB_BACKUPS, namespace);
+    const ready = sampleDbStatus(instance, observed, now).phase === 'Ready';
+    const backups = view.list(SAMPLEDB_BACKUPS, namespace);
     const decision = decideSchedule({ db, ready, backups, now });
     const zone = db.spec.backup?.timezone ?? 'UTC';
     switch (decision.kind) {
       case 'unscheduled':
-        if (decision.reason === 'Suspended')
-          ctx.conditions.push({
-            type: CONDITION_BACKUP_SCHEDULED,
-            status: 'False',
-            reason: 'Suspended',
-            message: 'Scheduled backups are suspended (spec.backup.suspend).',
-          });
-        return undefined;
+        if (decision.reason !== 'Suspended') return undefined;
+        return {
+          conditions: [
+            scheduled('False', REASONS.suspended, 'Scheduled backups are suspended (spec.backup.suspend).'),
+          ],
+        };
       case 'invalid':
-        ctx.conditions.push({
-          type: CONDITION_BACKUP_SCHEDULED,
-          status: 'False',
-          reason: 'InvalidSchedule',
-          message: `spec.backup.schedule "${schedule}" (${zone}) cannot be used: ${decision.message}. Fix the schedule or timezone.`,
-        });
-        return undefined;
+        return {
+          conditions: [
+            scheduled(
+              'False',
+              REASONS.invalidSchedule,
+              `spec.backup.schedule "${schedule}" (${zone}) cannot be used: ${decision.message}. Fix the schedule or timezone.`,
+            ),
+          ],
+        };
       case 'scheduled':
         break;
     }
-    ctx.conditions.push({
-      type: CONDITION_BACKUP_SCHEDULED,
-      status: 'True',
-      reason: 'Scheduled',
-      message: `Backups run on the schedule "${schedule}" (${zone}).`,
-    });
     if (decision.due) {
-      try {
-        await client.create(
-          SAMPLEDB_BACKUPS,
-          scheduledBackup(db, decision.due.name, decision.due.at) as never,
-        );
-        ctx.log.info(
+      // Undefined when an earlier run (or another replica before a restart) already created this slot's backup.
+      const created = await write.createOnce(
+        SAMPLEDB_BACKUPS,
+        scheduledBackup(instance, decision.due.name, decision.due.at),
+      );
+      if (created)
+        log.info(
           { backup: decision.due.name, slot: decision.due.at.toISOString() },
           'scheduled backup created',
         );
-      } catch (err) {
-        // An earlier run (or another replica before a restart) already created this slot's backup.
-        if (!isStatus(err, 409)) throw err;
-      }
     }
-    const retention = decideRetention({
-      db,
-      backups,
-      sampleDbs: view.list<SampleDbObject>(SAMPLEDBS, namespace),
-      now,
-    });
+    const retention = decideRetention({ db, backups, sampleDbs: view.list(SAMPLEDBS, namespace), now });
     if (retention.prune.length > 0)
-      ctx.log.debug(
+      log.debug(
         { wouldPrune: retention.prune },
         'backup retention would prune these backups; pruning is disabled until dump files are removed with them',
       );
-    return { requeueAfterMs: decision.requeueAfterMs };
+    return {
+      conditions: [
+        scheduled('True', REASONS.scheduled, `Backups run on the schedule "${schedule}" (${zone}).`),
+      ],
+      requeueAfterMs: decision.requeueAfterMs,
+    };
   },
 };

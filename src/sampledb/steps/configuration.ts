@@ -1,5 +1,4 @@
 // postgresql.conf and the two Services: plain server-side apply of the pure builders.
-
 import { postgresConfigMap } from '../postgres-config.ts';
 import { CONFIGMAPS, SERVICES } from '../resources.ts';
 import { clientService, headlessService } from '../services.ts';
@@ -7,17 +6,19 @@ import type { Step } from './context.ts';
 
 export const applyConfig: Step = {
   name: 'config',
-  async run(ctx) {
-    await ctx.client.apply(CONFIGMAPS, postgresConfigMap(ctx.db) as never);
+  writes: ['apply'],
+  async run({ instance, write }) {
+    await write.apply(CONFIGMAPS, postgresConfigMap(instance));
     return undefined;
   },
 };
 
 export const applyServices: Step = {
   name: 'services',
-  async run(ctx) {
-    await ctx.client.apply(SERVICES, headlessService(ctx.db) as never);
-    await ctx.client.apply(SERVICES, clientService(ctx.db) as never);
+  writes: ['apply'],
+  async run({ instance, write }) {
+    await write.apply(SERVICES, headlessService(instance));
+    await write.apply(SERVICES, clientService(instance));
     return undefined;
   },
 };

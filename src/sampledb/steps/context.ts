@@ -1,49 +1,15 @@
-// What every reconcile step gets: the SampleDB, cached reads, the client, and the shared record of what was observed
-// (which the status step turns into status.conditions).
+// The shape of a reconcile step. A step reads from the cache (`view`), builds what it wants with a pure builder,
+// writes it the one way it declares (`writes`, enforced by the Writer it gets), and returns what it observed and the
+// conditions it sets. `runSteps` (run.ts) folds the outcomes; a later step sees what earlier ones observed, never a
+// bag it could write into.
 import type { OperatorDefaults, SampleDbObject } from '../../api/index.ts';
-import {
-  byNamespace,
-  byOwnerUid,
-  type Client,
-  type ConditionInput,
-  type InformerCache,
-  type KubeObject,
-  type Logger,
-  type ResourceType,
-} from '../../runtime/index.ts';
-import type { SampleDbNames } from '../names.ts';
+import type { Client, ConditionInput, Logger, Stored } from '../../runtime/index.ts';
+import type { SampleDbInstance } from '../instance.ts';
 import type { ObservedChildren } from '../status.ts';
+import type { ClusterView } from '../view.ts';
+import type { WriteMode, Writer } from '../writer.ts';
 
-/** Reads from the informer cache only: a step never asks the apiserver what the watches already told us. */
-export class ClusterView {
-  readonly #cache: InformerCache;
-
-  constructor(cache: InformerCache) {
-    this.#cache = cache;
-  }
-
-  get<T extends KubeObject>(rt: ResourceType, namespace: string, name: string): T | undefined {
-    return this.#cache.storeFor<T>(rt)?.get({ namespace: rt.namespaced ? namespace : '', name });
-  }
-
-  /** Objects in `namespace` whose labels include every pair of `labels`. */
-  list<T extends KubeObject>(rt: ResourceType, namespace: string, labels: Record<string, string> = {}): T[] {
-    const store = this.#cache.storeFor<T>(rt);
-    if (!store) return [];
-    const all = rt.namespaced ? store.byIndex(byNamespace, namespace) : store.list();
-    return all.filter((o) => Object.entries(labels).every(([k, v]) => o.metadata.labels?.[k] === v));
-  }
-
-  ownedBy<T extends KubeObject>(rt: ResourceType, ownerUid: string | undefined): T[] {
-    if (!ownerUid) return [];
-    return this.#cache.storeFor<T>(rt)?.byIndex(byOwnerUid, ownerUid) ?? [];
-  }
-
-  /** Whether the resource is watched at all (e.g. the snapshot API only when the cluster serves it). */
-  watches(rt: ResourceType): boolean {
-    return this.#cache.storeFor(rt) !== undefined;
-  }
-}
+export { ClusterView } from '../view.ts';
 
 export interface SampleDbDeps {
   client: Client;
@@ -53,31 +19,52 @@ export interface SampleDbDeps {
   defaults?: OperatorDefaults;
 }
 
-export interface StepContext {
-  db: SampleDbObject;
-  namespace: string;
-  names: SampleDbNames;
-  client: Client;
-  view: ClusterView;
-  log: Logger;
-  signal: AbortSignal;
-  now: () => Date;
-  defaults: OperatorDefaults;
-  /** Filled in by the steps, read by the status step. */
-  observed: ObservedChildren;
-  /** Conditions beyond the ones status.ts derives (StorageResized, DeletionProtected, ...). */
-  conditions: ConditionInput[];
+/** What the SampleDB steps observe; the status is computed from it. */
+export interface Observation extends ObservedChildren {
+  /** The SampleDB as last written by a step (the finalizer); otherwise the one the reconcile started from. */
+  sampleDb?: Stored<SampleDbObject>;
+}
+
+/** What every step of every table gets. */
+export interface StepBase {
+  readonly view: ClusterView;
+  /** Limited to the step's declared write modes. */
+  readonly write: Writer;
+  readonly log: Logger;
+  readonly signal: AbortSignal;
+  readonly now: () => Date;
+}
+
+/** The SampleDB steps' subject: the SampleDB resolved once for this reconcile. */
+export interface SampleDbSubject {
+  readonly instance: SampleDbInstance;
+}
+
+/** `S`: what the table is about (a SampleDB, a SampleDBBackup); `O`: what its steps observe. */
+export type StepContext<O = Observation, S = SampleDbSubject> = StepBase &
+  S & {
+    /** What the steps before this one observed. */
+    readonly observed: Readonly<O>;
+  };
+
+export interface StepOutcome<O = Observation> {
+  readonly observed?: Partial<O>;
+  /** Conditions beyond the ones status.ts derives (StorageResized, BackupScheduled, DeletionProtected, ...). */
+  readonly conditions?: readonly ConditionInput[];
   /** Conditions that replace what status.ts derived, when a step knows better why something waits. */
-  overrides: ConditionInput[];
+  readonly overrides?: readonly ConditionInput[];
+  /** Stop the chain here (the status is still written). */
+  readonly halt?: boolean;
+  /** Come back after this long (the shortest of all steps' wins). */
+  readonly requeueAfterMs?: number;
 }
 
-/** A step either lets the next one run, or stops the chain (status is still written) and maybe asks to come back. */
-export type StepResult = { halt: true; requeueAfterMs?: number } | { requeueAfterMs: number } | undefined;
-
-export interface Step {
+export interface Step<O = Observation, S = SampleDbSubject> {
   readonly name: string;
-  run(ctx: StepContext): Promise<StepResult | undefined>;
+  /** The only ways the step writes; its Writer refuses any other. */
+  readonly writes: readonly WriteMode[];
+  run(ctx: StepContext<O, S>): Promise<StepOutcome<O> | undefined>;
 }
 
-export const halt = (requeueAfterMs?: number): StepResult =>
+export const halt = (requeueAfterMs?: number): StepOutcome<never> =>
   requeueAfterMs === undefined ? { halt: true } : { halt: true, requeueAfterMs };

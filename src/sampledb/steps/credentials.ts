@@ -1,63 +1,48 @@
 // The credentials Secret: created once, never re-applied (re-applying could rotate the password under a running
 // database), or the user's own Secret, which must exist before anything that reads it is created.
-import type { V1ConfigMap, V1Secret } from '@kubernetes/client-node';
-import { resolveSampleDbSpec } from '../../api/index.ts';
-import { isStatus } from '../../runtime/index.ts';
-import { credentialsSecret, credentialsSecretName, usesGeneratedCredentials } from '../credentials.ts';
-import { ORPHANED_LABEL } from '../deletion/step.ts';
+import { LABELS } from '../../api/index.ts';
+import { credentialsSecret } from '../credentials.ts';
 import { CONFIGMAPS, SECRETS } from '../resources.ts';
 import { halt, type Step } from './context.ts';
 
 export const ensureCredentials: Step = {
   name: 'credentials',
-  async run(ctx) {
-    const { db, namespace, view, client } = ctx;
-    const name = credentialsSecretName(db);
-    let secret = view.get<V1Secret & { metadata: object }>(SECRETS, namespace, name);
-    if (!secret && usesGeneratedCredentials(db)) {
-      const desired = credentialsSecret(db, undefined);
+  writes: ['create-once', 'patch', 'apply'],
+  async run({ instance, view, write }) {
+    const { namespace } = instance;
+    const { secretName: name, generated } = instance.credentials;
+    let secret = view.get(SECRETS, namespace, name);
+    if (!secret && generated) {
+      const desired = credentialsSecret(instance, undefined);
       if (desired) {
-        try {
-          secret = (await client.create(SECRETS, desired as never)) as never;
-        } catch (err) {
-          // Created by an earlier run the cache has not shown yet: never overwrite it, wait for the watch.
-          if (isStatus(err, 409)) return halt(1000);
-          throw err;
-        }
+        secret = await write.createOnce(SECRETS, desired);
+        // Created by an earlier run the cache has not shown yet: never overwrite it, wait for the watch.
+        if (!secret) return halt(1000);
       }
-    } else if (
-      secret &&
-      usesGeneratedCredentials(db) &&
-      secret.metadata.labels?.[ORPHANED_LABEL] === 'true'
-    ) {
+    } else if (secret && generated && secret.metadata.labels?.[LABELS.orphaned] === 'true') {
       // Kept by an earlier SampleDB of this name deleted under policy Retain, with the data volume its password
       // opens: adopt it as it is (the password must not change).
-      secret = (await client.patch(
+      secret = await write.patch(
         SECRETS,
         { namespace, name },
         {
           metadata: {
-            ownerReferences: credentialsSecret(db, secret as V1Secret)?.metadata?.ownerReferences ?? null,
-            labels: { [ORPHANED_LABEL]: null },
+            ownerReferences: credentialsSecret(instance, secret)?.metadata?.ownerReferences ?? null,
+            labels: { [LABELS.orphaned]: null },
           },
         },
-        'merge',
-      )) as never;
-    } else if (secret && usesGeneratedCredentials(db) && !secret.data?.password) {
-      // An emptied password is no password: the one case where one is generated into the existing Secret.
-      const desired = credentialsSecret(db, secret as V1Secret);
-      if (desired) secret = (await client.apply(SECRETS, desired as never)) as never;
-    }
-    ctx.observed.credentialsSecret = secret;
-    const initSql = resolveSampleDbSpec(db.spec).bootstrap.initSQL;
-    if (initSql)
-      ctx.observed.initSqlConfigMap = view.get<V1ConfigMap & { metadata: object }>(
-        CONFIGMAPS,
-        namespace,
-        initSql.name,
       );
+    } else if (secret && generated && !secret.data?.password) {
+      // An emptied password is no password: the one case where one is generated into the existing Secret.
+      const desired = credentialsSecret(instance, secret);
+      if (desired) secret = await write.apply(SECRETS, desired);
+    }
+    const initSql = instance.spec.bootstrap.initSQL;
+    const observed = {
+      ...(secret ? { credentialsSecret: secret } : {}),
+      ...(initSql ? { initSqlConfigMap: view.get(CONFIGMAPS, namespace, initSql.name) } : {}),
+    };
     // The status says which Secret to create; its creation triggers the next reconcile (watched by reference).
-    if (!secret) return halt();
-    return undefined;
+    return secret ? { observed } : { observed, halt: true };
   },
 };

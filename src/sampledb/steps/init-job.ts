@@ -1,11 +1,10 @@
 // The init Job: created once the database pod is ready (never re-applied: a Job's pod template is immutable, and a
 // finished Job is the record that initialization happened). With bootstrap.fromBackup it restores that backup.
-import type { V1Job, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
-import { resolveSampleDbSpec, type SampleDbBackupObject } from '../../api/index.ts';
+import { REASONS, SAMPLEDB_CONDITIONS, type SampleDbBackupObject } from '../../api/index.ts';
 import { initJob, type RestoreSource } from '../init-job.ts';
+import type { SampleDbInstance } from '../instance.ts';
 import { JOBS, PODS, SAMPLEDB_BACKUPS } from '../resources.ts';
-import { CONDITION_INITIALIZED } from '../status.ts';
-import type { Step, StepContext } from './context.ts';
+import type { Observation, Step } from './context.ts';
 
 /** "pvc://<claim>/<path>" → claim and path, or undefined when it is not a location on a backup volume. */
 export function parseBackupLocation(
@@ -27,7 +26,7 @@ export function resolveRestoreSource(
   if (!backup) {
     return {
       ok: false,
-      reason: 'BackupNotFound',
+      reason: REASONS.backupNotFound,
       message: `SampleDBBackup ${name} (bootstrap.fromBackup) was not found in this namespace: create it or fix the name.`,
     };
   }
@@ -35,7 +34,7 @@ export function resolveRestoreSource(
   if (status?.phase !== 'Completed') {
     return {
       ok: false,
-      reason: status?.phase === 'Failed' ? 'BackupFailed' : 'BackupNotCompleted',
+      reason: status?.phase === 'Failed' ? REASONS.backupFailed : 'BackupNotCompleted',
       message: `SampleDBBackup ${name} (bootstrap.fromBackup) is ${status?.phase ?? 'Pending'}: the database is restored once it has Completed.`,
     };
   }
@@ -43,53 +42,40 @@ export function resolveRestoreSource(
   if (!location) {
     return {
       ok: false,
-      reason: 'BackupLocationInvalid',
+      reason: REASONS.backupLocationInvalid,
       message: `SampleDBBackup ${name} has no usable status.location ("${status.location ?? ''}").`,
     };
   }
   return { ok: true, source: { ...location, ...(status.checksum ? { checksum: status.checksum } : {}) } };
 }
 
-function initPrerequisites(ctx: StepContext): boolean {
-  const { observed } = ctx;
-  const sts = observed.statefulSet as V1StatefulSet | undefined;
-  if ((sts?.status?.readyReplicas ?? 0) < 1) return false;
+function initPrerequisites(instance: SampleDbInstance, observed: Readonly<Observation>): boolean {
+  if ((observed.statefulSet?.status?.readyReplicas ?? 0) < 1) return false;
   if (!observed.credentialsSecret) return false;
-  const initSql = resolveSampleDbSpec(ctx.db.spec).bootstrap.initSQL;
+  const initSql = instance.spec.bootstrap.initSQL;
   if (initSql && observed.initSqlConfigMap?.data?.[initSql.key] === undefined) return false;
   return true;
 }
 
 export const ensureInitJob: Step = {
   name: 'init-job',
-  async run(ctx) {
-    const { db, namespace, names, view, client } = ctx;
-    const existing = view.get<V1Job & { metadata: object }>(JOBS, namespace, names.initJob);
-    if (existing) {
-      ctx.observed.initJob = existing;
-      ctx.observed.initJobPods = view.ownedBy<V1Pod & { metadata: object }>(PODS, existing.metadata?.uid);
-      return undefined;
-    }
-    if (!initPrerequisites(ctx)) return undefined;
+  writes: ['apply'],
+  async run({ instance, observed, view, write }) {
+    const { namespace, names } = instance;
+    const existing = view.get(JOBS, namespace, names.initJob);
+    if (existing)
+      return { observed: { initJob: existing, initJobPods: view.ownedBy(PODS, existing.metadata.uid) } };
+    if (!initPrerequisites(instance, observed)) return undefined;
     let restore: RestoreSource | undefined;
-    const fromBackup = db.spec.bootstrap?.fromBackup?.name;
+    const fromBackup = instance.spec.bootstrap.fromBackup?.name;
     if (fromBackup) {
       const resolved = resolveRestoreSource(fromBackup, view.get(SAMPLEDB_BACKUPS, namespace, fromBackup));
       if (!resolved.ok) {
-        ctx.overrides.push({
-          type: CONDITION_INITIALIZED,
-          status: 'False',
-          reason: resolved.reason,
-          message: resolved.message,
-        });
-        return undefined;
+        const { reason, message } = resolved;
+        return { overrides: [{ type: SAMPLEDB_CONDITIONS.initialized, status: 'False', reason, message }] };
       }
       restore = resolved.source;
     }
-    ctx.observed.initJob = await client.apply<V1Job & { metadata: object }>(
-      JOBS,
-      initJob(db, restore, ctx.defaults) as never,
-    );
-    return undefined;
+    return { observed: { initJob: await write.apply(JOBS, initJob(instance, restore)) } };
   },
 };

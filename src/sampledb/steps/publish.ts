@@ -6,15 +6,13 @@ import type { Step } from './context.ts';
 
 export const publishConnection: Step = {
   name: 'publish',
-  async run(ctx) {
-    await ctx.client.apply(CONFIGMAPS, connectionConfigMap(ctx.db) as never);
-    const credentials = readCredentials(ctx.observed.credentialsSecret);
-    if (credentials) {
-      ctx.observed.bindingSecret = (await ctx.client.apply(
-        SECRETS,
-        bindingSecret(ctx.db, credentials.password) as never,
-      )) as never;
-    }
-    return undefined;
+  writes: ['apply'],
+  async run({ instance, observed, write }) {
+    await write.apply(CONFIGMAPS, connectionConfigMap(instance));
+    const credentials = readCredentials(observed.credentialsSecret);
+    if (!credentials) return undefined;
+    return {
+      observed: { bindingSecret: await write.apply(SECRETS, bindingSecret(instance, credentials.password)) },
+    };
   },
 };

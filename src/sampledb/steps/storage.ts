@@ -1,11 +1,10 @@
 // Storage growth: the data PVC is patched when its StorageClass allows expansion; otherwise a condition says why the
 // volume stays as it is and what to do instead.
 import type { V1PersistentVolumeClaim, V1StorageClass } from '@kubernetes/client-node';
-import { compareQuantities, resolveSampleDbSpec } from '../../api/index.ts';
+import { compareQuantities, REASONS, SAMPLEDB_CONDITIONS } from '../../api/index.ts';
+import type { ConditionInput } from '../../runtime/index.ts';
 import { PVCS, STORAGE_CLASSES } from '../resources.ts';
 import type { Step } from './context.ts';
-
-export const CONDITION_STORAGE_RESIZED = 'StorageResized';
 
 export type StorageDecision =
   | { kind: 'none' }
@@ -38,57 +37,71 @@ export function decideStorage(
 
 export const growStorage: Step = {
   name: 'storage',
-  async run(ctx) {
-    const pvc = ctx.observed.dataPvc;
-    const wanted = resolveSampleDbSpec(ctx.db.spec).storage.size;
+  writes: ['patch'],
+  async run({ instance, observed, view, write }) {
+    const pvc = observed.dataPvc;
+    const wanted = instance.spec.storage.size;
     const className = pvc?.spec?.storageClassName;
-    const storageClass = className
-      ? ctx.view.get<V1StorageClass & { metadata: object }>(STORAGE_CLASSES, '', className)
-      : undefined;
+    const storageClass = className ? view.get(STORAGE_CLASSES, '', className) : undefined;
     const decision = decideStorage(pvc, wanted, storageClass);
-    const name = ctx.names.dataPvc;
-    const generation = ctx.db.metadata.generation;
-    const condition = (status: 'True' | 'False', reason: string, message: string) =>
-      ctx.conditions.push({
-        type: CONDITION_STORAGE_RESIZED,
-        status,
-        reason,
-        message,
-        ...(generation !== undefined ? { observedGeneration: generation } : {}),
-      });
+    const name = instance.names.dataPvc;
+    const generation = instance.object.metadata.generation;
+    const condition = (status: 'True' | 'False', reason: string, message: string): ConditionInput => ({
+      type: SAMPLEDB_CONDITIONS.storageResized,
+      status,
+      reason,
+      message,
+      ...(generation !== undefined ? { observedGeneration: generation } : {}),
+    });
     switch (decision.kind) {
-      case 'expand':
-        ctx.observed.dataPvc = (await ctx.client.patch(
+      case 'expand': {
+        const patched = await write.patch(
           PVCS,
-          { namespace: ctx.namespace, name },
+          { namespace: instance.namespace, name },
           { spec: { resources: { requests: { storage: decision.to } } } },
-          'merge',
-        )) as never;
-        condition(
-          'False',
-          'Expanding',
-          `Growing PersistentVolumeClaim ${name} from ${decision.from} to ${decision.to}.`,
         );
-        break;
+        return {
+          ...(patched ? { observed: { dataPvc: patched } } : {}),
+          conditions: [
+            condition(
+              'False',
+              REASONS.expanding,
+              `Growing PersistentVolumeClaim ${name} from ${decision.from} to ${decision.to}.`,
+            ),
+          ],
+        };
+      }
       case 'resizing':
-        condition(
-          'False',
-          'Expanding',
-          `PersistentVolumeClaim ${name} was asked for ${decision.to}; the volume has ${decision.capacity} so far.`,
-        );
-        break;
+        return {
+          conditions: [
+            condition(
+              'False',
+              REASONS.expanding,
+              `PersistentVolumeClaim ${name} was asked for ${decision.to}; the volume has ${decision.capacity} so far.`,
+            ),
+          ],
+        };
       case 'not-expandable':
-        condition(
-          'False',
-          'ExpansionNotSupported',
-          `spec.storage.size is ${decision.to} but PersistentVolumeClaim ${name} stays at ${decision.from}: StorageClass ${decision.storageClass} does not allow volume expansion (allowVolumeExpansion is not true). Ask the cluster administrator to enable it, or restore a backup into a new SampleDB of the larger size.`,
-        );
-        break;
+        return {
+          conditions: [
+            condition(
+              'False',
+              REASONS.expansionNotSupported,
+              `spec.storage.size is ${decision.to} but PersistentVolumeClaim ${name} stays at ${decision.from}: StorageClass ${decision.storageClass} does not allow volume expansion (allowVolumeExpansion is not true). Ask the cluster administrator to enable it, or restore a backup into a new SampleDB of the larger size.`,
+            ),
+          ],
+        };
       case 'none':
-        if (pvc)
-          condition('True', 'SizeMatches', `PersistentVolumeClaim ${name} has the requested size ${wanted}.`);
-        break;
+        if (!pvc) return undefined;
+        return {
+          conditions: [
+            condition(
+              'True',
+              REASONS.sizeMatches,
+              `PersistentVolumeClaim ${name} has the requested size ${wanted}.`,
+            ),
+          ],
+        };
     }
-    return undefined;
   },
 };

@@ -3,14 +3,19 @@
 import { isDeepStrictEqual } from 'node:util';
 import {
   API_VERSION,
+  KINDS,
   type SampleDbBackupObject,
   type SampleDbObject,
   type SampleDbStatus,
 } from '../../api/index.ts';
 import { type Condition, mergeConditions } from '../../runtime/index.ts';
+import type { SampleDbInstance } from '../instance.ts';
 import { SAMPLEDB_BACKUPS, SAMPLEDBS } from '../resources.ts';
 import { sampleDbStatus } from '../status.ts';
-import type { StepContext } from './context.ts';
+import type { ClusterView } from '../view.ts';
+import type { Writer } from '../writer.ts';
+import type { Observation } from './context.ts';
+import type { StepsRun } from './run.ts';
 
 /** Pure: the most recent Completed backup of `dbName` among `backups`. */
 export function lastCompletedBackup(
@@ -30,26 +35,39 @@ export function lastCompletedBackup(
   };
 }
 
-export function computeStatus(ctx: StepContext): SampleDbStatus {
-  const now = ctx.now();
-  const base = sampleDbStatus(ctx.db, ctx.observed, now);
+/** Pure: the status for what the steps observed and the conditions they set. */
+export function computeStatus(
+  instance: SampleDbInstance,
+  run: Pick<StepsRun<Observation>, 'observed' | 'conditions' | 'overrides'>,
+  backups: readonly SampleDbBackupObject[],
+  now: Date,
+): SampleDbStatus {
+  const current = { ...instance, object: run.observed.sampleDb ?? instance.object };
+  const base = sampleDbStatus(current, run.observed, now);
   const conditions = mergeConditions(
     base.conditions as Condition[],
-    [...ctx.conditions, ...ctx.overrides],
+    [...run.conditions, ...run.overrides],
     now,
   );
-  const backups = ctx.view.list<SampleDbBackupObject>(SAMPLEDB_BACKUPS, ctx.namespace);
-  const lastBackup = lastCompletedBackup(ctx.names.statefulSet, backups) ?? ctx.db.status?.lastBackup;
+  const lastBackup = lastCompletedBackup(instance.name, backups) ?? current.object.status?.lastBackup;
   return { ...base, conditions, ...(lastBackup ? { lastBackup } : {}) };
 }
 
-export async function writeStatus(ctx: StepContext): Promise<void> {
-  const status = computeStatus(ctx);
-  if (isDeepStrictEqual(JSON.parse(JSON.stringify(status)), ctx.db.status ?? {})) return;
-  ctx.db = await ctx.client.applyStatus<SampleDbObject>(SAMPLEDBS, {
+/** Writes the status when it differs from what the SampleDB has; returns the SampleDB as it is now. */
+export async function writeStatus(
+  instance: SampleDbInstance,
+  run: Pick<StepsRun<Observation>, 'observed' | 'conditions' | 'overrides'>,
+  view: ClusterView,
+  write: Writer,
+  now: Date,
+): Promise<SampleDbObject> {
+  const db = run.observed.sampleDb ?? instance.object;
+  const status = computeStatus(instance, run, view.list(SAMPLEDB_BACKUPS, instance.namespace), now);
+  if (isDeepStrictEqual(JSON.parse(JSON.stringify(status)), db.status ?? {})) return db;
+  return write.applyStatus(SAMPLEDBS, {
     apiVersion: API_VERSION,
-    kind: 'SampleDB',
-    metadata: { name: ctx.db.metadata.name, namespace: ctx.db.metadata.namespace },
+    kind: KINDS.sampleDb,
+    metadata: { name: instance.name, namespace: instance.namespace },
     status,
-  } as never);
+  });
 }

@@ -14,7 +14,7 @@ import type {
   V1StatefulSet,
 } from '@kubernetes/client-node';
 import type { SampleDbBackupObject, SampleDbObject, SampleDbSpec } from '../../../src/api/index.ts';
-import type { KubeObject } from '../../../src/runtime/index.ts';
+import type { KubeObject, ResourceType } from '../../../src/runtime/index.ts';
 import { Gate } from '../support/kubelet.ts';
 import type { OperatorProcess } from '../support/operator.ts';
 import { claimDirectory, runScriptPod } from '../support/script-pod.ts';
@@ -130,7 +130,7 @@ class Timeline {
   }
 
   async #watch(
-    rt: typeof PVCS,
+    rt: ResourceType,
     namespace: string,
     describe: (type: string, o: KubeObject) => string | undefined,
   ): Promise<void> {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { V1PodSpec } from '@kubernetes/client-node';
 import { Testing } from 'cdk8s';
 import {
   CLUSTER_RULES,
@@ -166,7 +167,7 @@ describe('SampleDbOperator Deployment', () => {
 
   it('meets PodSecurity restricted', () => {
     const pod = deploymentOf(synth()).spec.template.spec;
-    assert.deepEqual(restrictedPodSpecViolations(pod as never), []);
+    assert.deepEqual(restrictedPodSpecViolations(pod as V1PodSpec), []);
     assert.equal(pod.containers[0]?.securityContext.readOnlyRootFilesystem, true);
   });
 

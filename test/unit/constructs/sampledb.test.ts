@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Testing } from 'cdk8s';
+import type { SampleDbSpec } from '../../../src/api/index.ts';
 import { SampleDb, SampleDbBackup, SampleDbCrds, ValidationError } from '../../../src/index.ts';
 import { INVALID_CREATES } from '../../support/invalid-sampledbs.ts';
 
@@ -54,7 +55,7 @@ describe('SampleDb construct', () => {
     it(`fails at synth time naming ${invalid.field} (${invalid.title})`, () => {
       const chart = Testing.chart();
       assert.throws(
-        () => new SampleDb(chart, 'db', { name: invalid.name ?? 'db', spec: invalid.spec as never }),
+        () => new SampleDb(chart, 'db', { name: invalid.name ?? 'db', spec: invalid.spec as SampleDbSpec }),
         (error: unknown) =>
           error instanceof ValidationError &&
           error.errors.some((e) => e.field === invalid.field) &&

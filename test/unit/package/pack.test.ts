@@ -28,16 +28,23 @@ function packedFiles(): string[] {
 const files = packedFiles();
 const shipped = new Set(files);
 
-/** lib/ files reachable from the package's exports through static imports. */
+/**
+ * lib/ modules reachable from the package's exports through static imports, of the code or of its types: a module
+ * that holds only types compiles to an empty .js that its users' .d.ts files need beside its .d.ts.
+ */
 function reachableFromExports(): Set<string> {
   const seen = new Set<string>();
   const visit = (file: string) => {
     if (seen.has(file) || !shipped.has(file)) return;
     seen.add(file);
-    for (const [, specifier] of readFileSync(join(root, file), 'utf8').matchAll(
-      /^(?:import|export)[^;]*?from ["'](\.[^"']+)["']/gm,
-    )) {
-      visit(normalize(join(dirname(file), specifier as string)));
+    for (const source of [file, file.replace(/\.js$/, '.d.ts')]) {
+      if (!shipped.has(source)) continue;
+      for (const [, specifier] of readFileSync(join(root, source), 'utf8').matchAll(
+        /^(?:import|export)[^;]*?from ["'](\.[^"']+)["']/gm,
+      )) {
+        // Declarations keep the sources' .ts specifiers; the module is the .js beside them.
+        visit(normalize(join(dirname(file), (specifier as string).replace(/\.ts$/, '.js'))));
+      }
     }
   };
   for (const target of Object.values(packageJson.exports)) {

@@ -3,13 +3,14 @@ import { describe, it } from 'node:test';
 import type { InformerCache } from '../../../src/runtime/cache.ts';
 import { Client, ConflictError } from '../../../src/runtime/client.ts';
 import { ApiError, type KubeHttp } from '../../../src/runtime/http.ts';
-import { CONFIG_MAPS } from '../../../src/runtime/kinds.ts';
+import { resourceType } from '../../../src/runtime/kinds.ts';
 import type { KubeObject } from '../../../src/runtime/resource.ts';
 import { Store } from '../../../src/runtime/store.ts';
 
 // Client over a recording fake transport: asserts the requests it would send and what it caches.
 
-const configMaps = CONFIG_MAPS;
+// Typed by the runtime's own KubeObject, so the fixtures below need no client-node types.
+const configMaps = resourceType<KubeObject>('', 'v1', 'configmaps', 'ConfigMap');
 
 type Call = { verb: string; args: unknown[] };
 

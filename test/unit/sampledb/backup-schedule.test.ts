@@ -1,19 +1,23 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { SampleDbBackupObject, SampleDbObject, SampleDbSpec } from '../../../src/api/index.ts';
+import {
+  ANNOTATIONS,
+  LABELS,
+  type SampleDbBackupObject,
+  type SampleDbObject,
+  type SampleDbSpec,
+  TRIGGER_SCHEDULE,
+} from '../../../src/api/index.ts';
 import {
   decideRetention,
   decideSchedule,
   MAX_SCHEDULE_REQUEUE_MS,
   parseRetentionAge,
-  SCHEDULED_AT_ANNOTATION,
   type ScheduleDecision,
   scheduledBackup,
   scheduledBackupName,
-  TRIGGER_LABEL,
-  TRIGGER_SCHEDULE,
 } from '../../../src/sampledb/backup-schedule.ts';
-import { FINAL_FOR_LABEL } from '../../../src/sampledb/deletion/step.ts';
+import { resolveInstance } from '../../../src/sampledb/instance.ts';
 import { sampleDb } from '../../support/sampledb.ts';
 
 const CREATED = '2026-01-01T00:00:00Z';
@@ -48,7 +52,11 @@ function scheduled(decision: ScheduleDecision) {
 
 /** A scheduled backup of `orders` for `slot`, as the step creates it. */
 const taken = (slot: string) => {
-  const b = scheduledBackup(db({ schedule: '@daily' }), scheduledBackupName('orders', at(slot)), at(slot));
+  const b = scheduledBackup(
+    resolveInstance(db({ schedule: '@daily' })),
+    scheduledBackupName('orders', at(slot)),
+    at(slot),
+  );
   return b;
 };
 
@@ -97,7 +105,7 @@ describe('decideSchedule: when a backup is due', () => {
   it("ignores another SampleDB's scheduled backups and on-demand backups of this one", () => {
     const other = { ...taken('2026-02-10T03:00:00Z'), spec: { sampleDB: { name: 'billing' } } };
     const onDemand = taken('2026-02-10T03:00:00Z');
-    delete onDemand.metadata.labels?.[TRIGGER_LABEL];
+    delete onDemand.metadata.labels?.[LABELS.trigger];
     const decision = scheduled(
       decide({ schedule: '0 3 * * *' }, '2026-02-10T04:00:00Z', { backups: [other, onDemand] }),
     );
@@ -187,11 +195,15 @@ describe('decideSchedule: cron, macros and time zones', () => {
 
 describe('scheduledBackup', () => {
   it('is named after the slot in UTC, labelled as scheduled and not owned by the SampleDB', () => {
-    const b = scheduledBackup(db({ schedule: '@daily' }), 'orders-202602100300', at('2026-02-10T03:00:00Z'));
+    const b = scheduledBackup(
+      resolveInstance(db({ schedule: '@daily' })),
+      'orders-202602100300',
+      at('2026-02-10T03:00:00Z'),
+    );
     assert.equal(b.metadata.name, 'orders-202602100300');
     assert.equal(b.metadata.namespace, 'shop');
-    assert.equal(b.metadata.labels?.[TRIGGER_LABEL], TRIGGER_SCHEDULE);
-    assert.equal(b.metadata.annotations?.[SCHEDULED_AT_ANNOTATION], '2026-02-10T03:00:00Z');
+    assert.equal(b.metadata.labels?.[LABELS.trigger], TRIGGER_SCHEDULE);
+    assert.equal(b.metadata.annotations?.[ANNOTATIONS.scheduledAt], '2026-02-10T03:00:00Z');
     assert.equal(b.metadata.ownerReferences, undefined);
     assert.deepEqual(b.spec, { sampleDB: { name: 'orders' }, method: 'pg_dump' });
     assert.equal(scheduledBackupName('orders', at('2026-12-31T23:59:59.999Z')), 'orders-202612312359');
@@ -267,7 +279,7 @@ describe('decideRetention', () => {
   it('never prunes final deletion backups, other SampleDBs backups, or backups already being deleted', () => {
     const backups = [
       ...daily(2),
-      backup('final', 'Completed', days(10), { labels: { [FINAL_FOR_LABEL]: 'uid-of-old-orders' } }),
+      backup('final', 'Completed', days(10), { labels: { [LABELS.finalForUid]: 'uid-of-old-orders' } }),
       backup('billing-old', 'Completed', days(10), { dbName: 'billing' }),
       backup('going', 'Completed', days(10), { deleting: true }),
     ];

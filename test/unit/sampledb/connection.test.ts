@@ -1,11 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  bindingSecret,
-  connectionConfigMap,
-  connectionUri,
-  endpointString,
-} from '../../../src/sampledb/connection.ts';
+import { bindingSecret, connectionConfigMap, connectionUri } from '../../../src/sampledb/connection.ts';
+import { endpointString, resolveInstance } from '../../../src/sampledb/instance.ts';
 import { sampleDb } from '../../support/sampledb.ts';
 
 const decodeAll = (data: Record<string, string> | undefined) =>
@@ -17,7 +13,7 @@ describe('connectionConfigMap', () => {
   const db = sampleDb({ bootstrap: { database: 'orders', owner: 'shop' }, service: { port: 6432 } });
 
   it('holds host (the client Service FQDN), port, database and user', () => {
-    const data = connectionConfigMap(db).data ?? {};
+    const data = connectionConfigMap(resolveInstance(db)).data ?? {};
     assert.equal(data.host, 'orders.shop.svc');
     assert.equal(data.port, '6432');
     assert.equal(data.database, 'orders');
@@ -27,14 +23,14 @@ describe('connectionConfigMap', () => {
   });
 
   it('never holds the password', () => {
-    const configMap = connectionConfigMap(db);
+    const configMap = connectionConfigMap(resolveInstance(db));
     const text = JSON.stringify(configMap).toLowerCase();
     assert.equal(text.includes('password'), false);
     assert.equal(text.includes('pgpassword'), false);
   });
 
   it('gives status.endpoint as host:port', () => {
-    assert.equal(endpointString(db), 'orders.shop.svc:6432');
+    assert.equal(endpointString(resolveInstance(db)), 'orders.shop.svc:6432');
   });
 });
 
@@ -42,7 +38,7 @@ describe('bindingSecret', () => {
   const db = sampleDb({ bootstrap: { database: 'orders', owner: 'shop' } });
 
   it('has the servicebinding.io provisioned-service keys', () => {
-    const secret = bindingSecret(db, 'pw');
+    const secret = bindingSecret(resolveInstance(db), 'pw');
     assert.equal(secret.metadata?.name, 'orders-binding');
     assert.equal(secret.type, 'servicebinding.io/postgresql');
     assert.deepEqual(decodeAll(secret.data), {
@@ -59,7 +55,7 @@ describe('bindingSecret', () => {
 
   it('percent-encodes the password in the uri so it parses back to the same credentials', () => {
     const password = 'p@ss:w/rd?#%';
-    const uri = decodeAll(bindingSecret(db, password).data).uri ?? '';
+    const uri = decodeAll(bindingSecret(resolveInstance(db), password).data).uri ?? '';
     const parsed = new URL(uri);
     assert.equal(decodeURIComponent(parsed.password), password);
     assert.equal(parsed.username, 'shop');

@@ -2,18 +2,18 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   credentialsSecret,
-  credentialsSecretName,
   generatePassword,
   PASSWORD_LENGTH,
   readCredentials,
 } from '../../../src/sampledb/credentials.ts';
+import { resolveInstance } from '../../../src/sampledb/instance.ts';
 import { sampleDb } from '../../support/sampledb.ts';
 
 const decode = (value: string | undefined) => Buffer.from(value ?? '', 'base64').toString('utf8');
 
 describe('credentialsSecret', () => {
   it('generates <name>-credentials with the owner as username and a long random password', () => {
-    const secret = credentialsSecret(sampleDb({ bootstrap: { owner: 'shop' } }), undefined);
+    const secret = credentialsSecret(resolveInstance(sampleDb({ bootstrap: { owner: 'shop' } })), undefined);
     assert.ok(secret);
     assert.equal(secret.metadata?.name, 'orders-credentials');
     assert.equal(decode(secret.data?.username), 'shop');
@@ -34,22 +34,24 @@ describe('credentialsSecret', () => {
 
   it('uses crypto.randomInt by default: two Secrets never share a password', () => {
     const passwords = new Set(
-      Array.from({ length: 50 }, () => decode(credentialsSecret(sampleDb(), undefined)?.data?.password)),
+      Array.from({ length: 50 }, () =>
+        decode(credentialsSecret(resolveInstance(sampleDb()), undefined)?.data?.password),
+      ),
     );
     assert.equal(passwords.size, 50);
   });
 
   it('never changes the password of an existing Secret', () => {
-    const existing = credentialsSecret(sampleDb(), undefined);
+    const existing = credentialsSecret(resolveInstance(sampleDb()), undefined);
     assert.ok(existing);
-    const again = credentialsSecret(sampleDb(), existing, () => {
+    const again = credentialsSecret(resolveInstance(sampleDb()), existing, () => {
       throw new Error('must not generate a password for an existing Secret');
     });
     assert.equal(again?.data?.password, existing.data?.password);
   });
 
   it('fills in a password only when the existing Secret has none', () => {
-    const again = credentialsSecret(sampleDb(), {
+    const again = credentialsSecret(resolveInstance(sampleDb()), {
       data: { username: Buffer.from('app').toString('base64') },
     });
     assert.ok(decode(again?.data?.password).length >= 32);
@@ -57,8 +59,8 @@ describe('credentialsSecret', () => {
 
   it('creates nothing when the user supplies the Secret, and points everything at that Secret', () => {
     const db = sampleDb({ bootstrap: { credentialsSecret: { name: 'my-creds' } } });
-    assert.equal(credentialsSecret(db, undefined), undefined);
-    assert.equal(credentialsSecretName(db), 'my-creds');
+    assert.equal(credentialsSecret(resolveInstance(db), undefined), undefined);
+    assert.equal(resolveInstance(db).credentials.secretName, 'my-creds');
   });
 });
 

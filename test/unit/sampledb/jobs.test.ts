@@ -1,14 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1Job } from '@kubernetes/client-node';
-import {
-  backupClaimName,
-  backupJob,
-  backupLocation,
-  backupPvc,
-  doubleQuantity,
-} from '../../../src/sampledb/backup-job.ts';
+import { backupJob, backupLocation, backupPvc, doubleQuantity } from '../../../src/sampledb/backup-job.ts';
 import { initJob } from '../../../src/sampledb/init-job.ts';
+import { resolveInstance } from '../../../src/sampledb/instance.ts';
 import { BACKUP_SCRIPT } from '../../../src/sampledb/scripts/backup.ts';
 import { INIT_SCRIPT } from '../../../src/sampledb/scripts/init.ts';
 import { sampleDb } from '../../support/sampledb.ts';
@@ -29,7 +24,7 @@ const backup = (name = 'nightly') => ({
 
 describe('initJob', () => {
   it('runs the init script with the database image, against the pod through the headless Service', () => {
-    const job = initJob(sampleDb({ version: '15' }));
+    const job = initJob(resolveInstance(sampleDb({ version: '15' })));
     assert.equal(job.metadata?.name, 'orders-init');
     assert.equal(containerOf(job).image, 'docker.io/library/postgres:15');
     assert.deepEqual(containerOf(job).command, ['sh', '-c', INIT_SCRIPT]);
@@ -39,7 +34,9 @@ describe('initJob', () => {
   });
 
   it('passes the credentials from the Secret, never as literal values', () => {
-    const env = envOf(initJob(sampleDb({ bootstrap: { credentialsSecret: { name: 'mine' } } })));
+    const env = envOf(
+      initJob(resolveInstance(sampleDb({ bootstrap: { credentialsSecret: { name: 'mine' } } }))),
+    );
     for (const name of ['PGUSER', 'PGPASSWORD', 'SAMPLEDB_OWNER_PASSWORD']) {
       assert.equal(env[name]?.value, undefined);
       assert.equal(env[name]?.valueFrom?.secretKeyRef?.name, 'mine');
@@ -47,16 +44,18 @@ describe('initJob', () => {
   });
 
   it('mounts the bootstrap SQL ConfigMap key and names the file in the env', () => {
-    const job = initJob(sampleDb({ bootstrap: { initSQL: { name: 'orders-sql', key: 'schema.sql' } } }));
+    const job = initJob(
+      resolveInstance(sampleDb({ bootstrap: { initSQL: { name: 'orders-sql', key: 'schema.sql' } } })),
+    );
     const volume = job.spec?.template.spec?.volumes?.find((v) => v.configMap?.name === 'orders-sql');
     assert.deepEqual(volume?.configMap?.items, [{ key: 'schema.sql', path: 'init.sql' }]);
     const mount = containerOf(job).volumeMounts?.find((m) => m.name === volume?.name);
     assert.equal(envOf(job).SAMPLEDB_INIT_SQL?.value, `${mount?.mountPath}/init.sql`);
-    assert.equal(envOf(initJob(sampleDb())).SAMPLEDB_INIT_SQL?.value, '');
+    assert.equal(envOf(initJob(resolveInstance(sampleDb()))).SAMPLEDB_INIT_SQL?.value, '');
   });
 
   it('mounts the backup volume read-only to restore from a backup', () => {
-    const job = initJob(sampleDb(), {
+    const job = initJob(resolveInstance(sampleDb()), {
       claimName: 'old-backups',
       path: 'old/final.dump',
       checksum: 'sha256:ab',
@@ -68,7 +67,7 @@ describe('initJob', () => {
   });
 
   it('retries a little, never restarts in place, keeps the finished Job for the status', () => {
-    const job = initJob(sampleDb());
+    const job = initJob(resolveInstance(sampleDb()));
     assert.ok((job.spec?.backoffLimit ?? 6) <= 3);
     assert.equal(job.spec?.template.spec?.restartPolicy, 'Never');
     assert.equal(job.spec?.ttlSecondsAfterFinished, undefined);
@@ -78,7 +77,7 @@ describe('initJob', () => {
 
 describe('backupJob', () => {
   it('dumps to the backup PVC and reports through the termination message', () => {
-    const job = backupJob(sampleDb(), backup());
+    const job = backupJob(resolveInstance(sampleDb()), backup());
     assert.equal(job.metadata?.name, 'nightly-backup');
     assert.deepEqual(containerOf(job).command, ['sh', '-c', BACKUP_SCRIPT]);
     assert.equal(containerOf(job).terminationMessagePath, '/dev/termination-log');
@@ -94,7 +93,7 @@ describe('backupJob', () => {
   });
 
   it('is owned by the SampleDBBackup it runs', () => {
-    const [owner] = backupJob(sampleDb(), backup()).metadata?.ownerReferences ?? [];
+    const [owner] = backupJob(resolveInstance(sampleDb()), backup()).metadata?.ownerReferences ?? [];
     assert.deepEqual(owner, {
       apiVersion: 'sampledb.io/v1alpha1',
       kind: 'SampleDBBackup',
@@ -107,22 +106,24 @@ describe('backupJob', () => {
 
   it('uses the user PVC when backup.volume.claimName is set', () => {
     const db = sampleDb({ backup: { volume: { claimName: 'shared-backups' } } });
-    assert.equal(backupClaimName(db), 'shared-backups');
-    assert.equal(backupPvc(db), undefined);
-    assert.equal(backupLocation(db, 'nightly'), 'pvc://shared-backups/orders/nightly.dump');
+    assert.equal(resolveInstance(db).backupClaim.name, 'shared-backups');
+    assert.equal(backupPvc(resolveInstance(db)), undefined);
+    assert.equal(backupLocation(resolveInstance(db), 'nightly'), 'pvc://shared-backups/orders/nightly.dump');
   });
 });
 
 describe('backupPvc', () => {
   it('is twice the data size by default, or the size and class given', () => {
-    assert.equal(backupPvc(sampleDb())?.spec?.resources?.requests?.storage, '20Gi');
-    const pvc = backupPvc(sampleDb({ backup: { volume: { size: '5Gi', storageClassName: 'cheap' } } }));
+    assert.equal(backupPvc(resolveInstance(sampleDb()))?.spec?.resources?.requests?.storage, '20Gi');
+    const pvc = backupPvc(
+      resolveInstance(sampleDb({ backup: { volume: { size: '5Gi', storageClassName: 'cheap' } } })),
+    );
     assert.equal(pvc?.spec?.resources?.requests?.storage, '5Gi');
     assert.equal(pvc?.spec?.storageClassName, 'cheap');
   });
 
   it('outlives the SampleDB: no owner reference, so the final backup survives garbage collection', () => {
-    const pvc = backupPvc(sampleDb());
+    const pvc = backupPvc(resolveInstance(sampleDb()));
     assert.equal(pvc?.metadata?.ownerReferences, undefined);
     assert.equal(pvc?.metadata?.labels?.['app.kubernetes.io/instance'], 'orders');
   });

@@ -4,6 +4,7 @@ import type { V1ObjectMeta } from '@kubernetes/client-node';
 import { bindingSecret, connectionConfigMap } from '../../../src/sampledb/connection.ts';
 import { credentialsSecret } from '../../../src/sampledb/credentials.ts';
 import { initJob } from '../../../src/sampledb/init-job.ts';
+import { resolveInstance } from '../../../src/sampledb/instance.ts';
 import { postgresConfigMap } from '../../../src/sampledb/postgres-config.ts';
 import { clientService, headlessService } from '../../../src/sampledb/services.ts';
 import { statefulSet } from '../../../src/sampledb/statefulset.ts';
@@ -11,14 +12,14 @@ import { sampleDb } from '../../support/sampledb.ts';
 
 const db = sampleDb();
 const children: Array<[string, { metadata?: V1ObjectMeta }, string]> = [
-  ['StatefulSet', statefulSet(db), 'database'],
-  ['headless Service', headlessService(db), 'database'],
-  ['client Service', clientService(db), 'database'],
-  ['credentials Secret', credentialsSecret(db, undefined) ?? {}, 'credentials'],
-  ['connection ConfigMap', connectionConfigMap(db), 'connection'],
-  ['binding Secret', bindingSecret(db, 'pw'), 'binding'],
-  ['config ConfigMap', postgresConfigMap(db), 'config'],
-  ['init Job', initJob(db), 'init'],
+  ['StatefulSet', statefulSet(resolveInstance(db)), 'database'],
+  ['headless Service', headlessService(resolveInstance(db)), 'database'],
+  ['client Service', clientService(resolveInstance(db)), 'database'],
+  ['credentials Secret', credentialsSecret(resolveInstance(db), undefined) ?? {}, 'credentials'],
+  ['connection ConfigMap', connectionConfigMap(resolveInstance(db)), 'connection'],
+  ['binding Secret', bindingSecret(resolveInstance(db), 'pw'), 'binding'],
+  ['config ConfigMap', postgresConfigMap(resolveInstance(db)), 'config'],
+  ['init Job', initJob(resolveInstance(db)), 'init'],
 ];
 
 describe('children of a SampleDB', () => {
@@ -50,6 +51,6 @@ describe('children of a SampleDB', () => {
   });
 
   it('cannot be built for a SampleDB without a uid (an owner reference would be invalid)', () => {
-    assert.throws(() => statefulSet(sampleDb({}, { uid: undefined })), /uid/);
+    assert.throws(() => statefulSet(resolveInstance(sampleDb({}, { uid: undefined }))), /uid/);
   });
 });

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import type { V1PodSpec } from '@kubernetes/client-node';
 import { backupJob } from '../../../src/sampledb/backup-job.ts';
 import { initJob } from '../../../src/sampledb/init-job.ts';
+import { resolveInstance } from '../../../src/sampledb/instance.ts';
 import { statefulSet } from '../../../src/sampledb/statefulset.ts';
 import { restrictedPodSpecViolations } from '../../support/restricted-pod-spec.ts';
 import { sampleDb } from '../../support/sampledb.ts';
@@ -16,13 +17,13 @@ const backup = {
 };
 
 const podTemplates: Array<[string, V1PodSpec | undefined]> = [
-  ['StatefulSet', statefulSet(db).spec?.template.spec],
-  ['init Job', initJob(db).spec?.template.spec],
+  ['StatefulSet', statefulSet(resolveInstance(db)).spec?.template.spec],
+  ['init Job', initJob(resolveInstance(db)).spec?.template.spec],
   [
     'init Job restoring a backup',
-    initJob(db, { claimName: 'orders-backups', path: 'orders/x.dump' }).spec?.template.spec,
+    initJob(resolveInstance(db), { claimName: 'orders-backups', path: 'orders/x.dump' }).spec?.template.spec,
   ],
-  ['backup Job', backupJob(db, backup).spec?.template.spec],
+  ['backup Job', backupJob(resolveInstance(db), backup).spec?.template.spec],
 ];
 
 describe('PodSecurity restricted', () => {

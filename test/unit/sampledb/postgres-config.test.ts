@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { resolveSampleDbSpec } from '../../../src/api/index.ts';
-import { CONFIG_HASH_ANNOTATION } from '../../../src/sampledb/meta.ts';
+import { ANNOTATIONS, resolveSampleDbSpec } from '../../../src/api/index.ts';
+import { resolveInstance } from '../../../src/sampledb/instance.ts';
 import { postgresConfig, postgresConfigMap } from '../../../src/sampledb/postgres-config.ts';
 import { statefulSet } from '../../../src/sampledb/statefulset.ts';
 import { sampleDb } from '../../support/sampledb.ts';
@@ -75,13 +75,13 @@ describe('postgresConfig', () => {
 
 describe('config hash', () => {
   const hashOf = (db: ReturnType<typeof sampleDb>) =>
-    statefulSet(db).spec?.template.metadata?.annotations?.[CONFIG_HASH_ANNOTATION];
+    statefulSet(resolveInstance(db)).spec?.template.metadata?.annotations?.[ANNOTATIONS.configHash];
 
   it('is on the pod template and matches the ConfigMap content', () => {
     const db = sampleDb();
     assert.equal(hashOf(db), postgresConfig(resolveSampleDbSpec(db.spec)).hash);
     assert.equal(
-      postgresConfigMap(db).data?.['postgresql.conf'],
+      postgresConfigMap(resolveInstance(db)).data?.['postgresql.conf'],
       postgresConfig(resolveSampleDbSpec(db.spec)).text,
     );
   });

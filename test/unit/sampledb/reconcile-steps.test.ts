@@ -3,7 +3,8 @@ import { describe, it } from 'node:test';
 import type { V1Job, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import type { SampleDbBackupObject } from '../../../src/api/index.ts';
 import { settingsFrom } from '../../../src/main.ts';
-import { backupOutcome } from '../../../src/sampledb/backup-status.ts';
+import { backupOutcome } from '../../../src/sampledb/backup/status.ts';
+import { resolveInstance } from '../../../src/sampledb/instance.ts';
 import { parseBackupLocation, resolveRestoreSource } from '../../../src/sampledb/steps/init-job.ts';
 import { decideStorage } from '../../../src/sampledb/steps/storage.ts';
 import { desiredStatefulSet } from '../../../src/sampledb/steps/workload.ts';
@@ -41,11 +42,12 @@ describe('decideStorage', () => {
 describe('desiredStatefulSet', () => {
   it('keeps the claim template size of the existing StatefulSet (immutable) while the spec grows', () => {
     const db = sampleDb({ storage: { size: '5Gi' } });
-    const existing = desiredStatefulSet(sampleDb({ storage: { size: '1Gi' } }), undefined);
-    const desired = desiredStatefulSet(db, existing);
+    const existing = desiredStatefulSet(resolveInstance(sampleDb({ storage: { size: '1Gi' } })), undefined);
+    const desired = desiredStatefulSet(resolveInstance(db), existing);
     assert.equal(desired.spec?.volumeClaimTemplates?.[0]?.spec?.resources?.requests?.storage, '1Gi');
     assert.equal(
-      desiredStatefulSet(db, undefined).spec?.volumeClaimTemplates?.[0]?.spec?.resources?.requests?.storage,
+      desiredStatefulSet(resolveInstance(db), undefined).spec?.volumeClaimTemplates?.[0]?.spec?.resources
+        ?.requests?.storage,
       '5Gi',
     );
   });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1Container, V1StatefulSet } from '@kubernetes/client-node';
+import { resolveInstance } from '../../../src/sampledb/instance.ts';
 import { statefulSet } from '../../../src/sampledb/statefulset.ts';
 import { sampleDb } from '../../support/sampledb.ts';
 
@@ -13,17 +14,19 @@ const envOf = (container: V1Container) => Object.fromEntries((container.env ?? [
 
 describe('statefulSet', () => {
   it('runs one replica of the image for spec.version', () => {
-    const sts = statefulSet(sampleDb({ version: '16.4' }));
+    const sts = statefulSet(resolveInstance(sampleDb({ version: '16.4' })));
     assert.equal(sts.spec?.replicas, 1);
     assert.equal(postgresOf(sts).image, 'docker.io/library/postgres:16.4');
     assert.equal(
-      postgresOf(statefulSet(sampleDb({ image: 'registry.local/pg:16' }))).image,
+      postgresOf(statefulSet(resolveInstance(sampleDb({ image: 'registry.local/pg:16' })))).image,
       'registry.local/pg:16',
     );
   });
 
   it('takes the superuser credentials from the credentials Secret and PGDATA under the data mount', () => {
-    const container = postgresOf(statefulSet(sampleDb({ bootstrap: { database: 'orders' } })));
+    const container = postgresOf(
+      statefulSet(resolveInstance(sampleDb({ bootstrap: { database: 'orders' } }))),
+    );
     const env = envOf(container);
     assert.deepEqual(env.POSTGRES_USER?.valueFrom?.secretKeyRef, {
       name: 'orders-credentials',
@@ -40,13 +43,17 @@ describe('statefulSet', () => {
 
   it('reads a user-supplied credentials Secret', () => {
     const env = envOf(
-      postgresOf(statefulSet(sampleDb({ bootstrap: { credentialsSecret: { name: 'mine' } } }))),
+      postgresOf(
+        statefulSet(resolveInstance(sampleDb({ bootstrap: { credentialsSecret: { name: 'mine' } } }))),
+      ),
     );
     assert.equal(env.POSTGRES_PASSWORD?.valueFrom?.secretKeyRef?.name, 'mine');
   });
 
   it('claims the data volume from spec.storage and keeps it when the StatefulSet goes', () => {
-    const sts = statefulSet(sampleDb({ storage: { size: '20Gi', storageClassName: 'fast' } }));
+    const sts = statefulSet(
+      resolveInstance(sampleDb({ storage: { size: '20Gi', storageClassName: 'fast' } })),
+    );
     const template = sts.spec?.volumeClaimTemplates?.[0];
     assert.equal(template?.metadata?.name, 'data');
     assert.equal(template?.spec?.resources?.requests?.storage, '20Gi');
@@ -55,11 +62,14 @@ describe('statefulSet', () => {
       whenDeleted: 'Retain',
       whenScaled: 'Retain',
     });
-    assert.equal(statefulSet(sampleDb()).spec?.volumeClaimTemplates?.[0]?.spec?.storageClassName, undefined);
+    assert.equal(
+      statefulSet(resolveInstance(sampleDb())).spec?.volumeClaimTemplates?.[0]?.spec?.storageClassName,
+      undefined,
+    );
   });
 
   it('mounts postgresql.conf and points the server at it', () => {
-    const sts = statefulSet(sampleDb());
+    const sts = statefulSet(resolveInstance(sampleDb()));
     const container = postgresOf(sts);
     assert.deepEqual(container.args, ['-c', 'config_file=/etc/sampledb/postgresql.conf']);
     const configVolume = sts.spec?.template.spec?.volumes?.find((v) => v.name === 'config');
@@ -72,7 +82,7 @@ describe('statefulSet', () => {
   });
 
   it('gives the read-only root filesystem writable emptyDirs for the socket and /tmp', () => {
-    const sts = statefulSet(sampleDb());
+    const sts = statefulSet(resolveInstance(sampleDb()));
     const volumes = new Map((sts.spec?.template.spec?.volumes ?? []).map((v) => [v.name, v]));
     for (const path of ['/var/run/postgresql', '/tmp']) {
       const mount = postgresOf(sts).volumeMounts?.find((m) => m.mountPath === path);
@@ -82,7 +92,7 @@ describe('statefulSet', () => {
   });
 
   it('probes with pg_isready over loopback TCP', () => {
-    const container = postgresOf(statefulSet(sampleDb()));
+    const container = postgresOf(statefulSet(resolveInstance(sampleDb())));
     for (const probe of [container.readinessProbe, container.livenessProbe, container.startupProbe]) {
       const script = probe?.exec?.command?.join(' ') ?? '';
       assert.match(script, /pg_isready .*-h 127\.0\.0\.1 -p 5432/);
@@ -97,21 +107,23 @@ describe('statefulSet', () => {
   it('takes resources from the resolved spec', () => {
     const container = postgresOf(
       statefulSet(
-        sampleDb({ resources: { requests: { cpu: '1', memory: '2Gi' }, limits: { memory: '4Gi' } } }),
+        resolveInstance(
+          sampleDb({ resources: { requests: { cpu: '1', memory: '2Gi' }, limits: { memory: '4Gi' } } }),
+        ),
       ),
     );
     assert.deepEqual(container.resources, {
       requests: { cpu: '1', memory: '2Gi' },
       limits: { memory: '4Gi' },
     });
-    assert.deepEqual(postgresOf(statefulSet(sampleDb())).resources, {
+    assert.deepEqual(postgresOf(statefulSet(resolveInstance(sampleDb()))).resources, {
       requests: { cpu: '100m', memory: '256Mi' },
       limits: { memory: '1Gi' },
     });
   });
 
   it('shuts PostgreSQL down fast within the grace period', () => {
-    const sts = statefulSet(sampleDb());
+    const sts = statefulSet(resolveInstance(sampleDb()));
     const grace = sts.spec?.template.spec?.terminationGracePeriodSeconds ?? 30;
     const preStop = postgresOf(sts).lifecycle?.preStop?.exec?.command?.join(' ') ?? '';
     assert.match(preStop, /pg_ctl stop .*-m fast/);
@@ -120,7 +132,7 @@ describe('statefulSet', () => {
   });
 
   it('selects its pods by labels the pod template carries', () => {
-    const sts = statefulSet(sampleDb());
+    const sts = statefulSet(resolveInstance(sampleDb()));
     const labels = sts.spec?.template.metadata?.labels ?? {};
     for (const [key, value] of Object.entries(sts.spec?.selector.matchLabels ?? {}))
       assert.equal(labels[key], value);

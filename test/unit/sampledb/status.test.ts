@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1Job, V1Pod, V1Secret, V1StatefulSet } from '@kubernetes/client-node';
 import type { SampleDbObject } from '../../../src/api/index.ts';
+import { resolveInstance } from '../../../src/sampledb/instance.ts';
 import { type ObservedChildren, sampleDbStatus } from '../../../src/sampledb/status.ts';
 import { sampleDb } from '../../support/sampledb.ts';
 
@@ -49,7 +50,7 @@ const healthy: ObservedChildren = {
 
 describe('sampleDbStatus', () => {
   it('is Ready when the pod is ready and the init Job succeeded', () => {
-    const status = sampleDbStatus(sampleDb({}, { generation: 3 }), healthy, NOW);
+    const status = sampleDbStatus(resolveInstance(sampleDb({}, { generation: 3 })), healthy, NOW);
     assert.equal(status.phase, 'Ready');
     for (const type of ['Ready', 'Provisioned', 'Initialized', 'Configured']) {
       assert.equal(conditionOf(status, type).status, 'True', type);
@@ -80,28 +81,34 @@ describe('sampleDbStatus', () => {
       ...healthy,
       initJobPods: [initPod(1, 'connection refused'), initPod(0, 'server_version=15.8\n')],
     };
-    assert.equal(sampleDbStatus(sampleDb({ version: '15' }), observed, NOW).currentVersion, '15.8');
+    assert.equal(
+      sampleDbStatus(resolveInstance(sampleDb({ version: '15' })), observed, NOW).currentVersion,
+      '15.8',
+    );
     // Without a report (older operator, pods gone): what was reported before, else the spec's version.
     const earlier = { ...sampleDb({ version: '15' }), status: { currentVersion: '15.7' } };
-    assert.equal(sampleDbStatus(earlier, healthy, NOW).currentVersion, '15.7');
-    assert.equal(sampleDbStatus(sampleDb({ version: '15' }), healthy, NOW).currentVersion, '15');
+    assert.equal(sampleDbStatus(resolveInstance(earlier), healthy, NOW).currentVersion, '15.7');
+    assert.equal(
+      sampleDbStatus(resolveInstance(sampleDb({ version: '15' })), healthy, NOW).currentVersion,
+      '15',
+    );
   });
 
   it('is not Ready while the StatefulSet has no ready replica, even with a succeeded init Job', () => {
-    const status = sampleDbStatus(sampleDb(), { ...healthy, statefulSet: notReadySts }, NOW);
+    const status = sampleDbStatus(resolveInstance(sampleDb()), { ...healthy, statefulSet: notReadySts }, NOW);
     assert.equal(status.phase, 'Provisioning');
     assert.equal(conditionOf(status, 'Ready').status, 'False');
     assert.equal(conditionOf(status, 'Provisioned').reason, 'PodPending');
   });
 
   it('is Pending before the StatefulSet exists', () => {
-    const status = sampleDbStatus(sampleDb(), { credentialsSecret: credentials }, NOW);
+    const status = sampleDbStatus(resolveInstance(sampleDb()), { credentialsSecret: credentials }, NOW);
     assert.equal(status.phase, 'Pending');
     assert.equal(conditionOf(status, 'Ready').reason, 'StatefulSetPending');
   });
 
   it('is not Ready until the init Job succeeded', () => {
-    const running = sampleDbStatus(sampleDb(), { ...healthy, initJob: job([]) }, NOW);
+    const running = sampleDbStatus(resolveInstance(sampleDb()), { ...healthy, initJob: job([]) }, NOW);
     assert.equal(running.phase, 'Provisioning');
     assert.equal(conditionOf(running, 'Ready').reason, 'Initializing');
     assert.equal(conditionOf(running, 'Initialized').status, 'False');
@@ -124,7 +131,7 @@ describe('sampleDbStatus', () => {
       },
     };
     const status = sampleDbStatus(
-      sampleDb(),
+      resolveInstance(sampleDb()),
       {
         ...healthy,
         initJob: job([
@@ -151,13 +158,13 @@ describe('sampleDbStatus', () => {
 
   it('recovers from Failed when the init Job later succeeds', () => {
     const failed = sampleDbStatus(
-      sampleDb(),
+      resolveInstance(sampleDb()),
       { ...healthy, initJob: job([{ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded' }]) },
       NOW,
     );
     const db: SampleDbObject = { ...sampleDb(), status: failed };
     const later = new Date('2026-01-01T01:00:00Z');
-    const recovered = sampleDbStatus(db, healthy, later);
+    const recovered = sampleDbStatus(resolveInstance(db), healthy, later);
     assert.equal(recovered.phase, 'Ready');
     assert.equal(conditionOf(recovered, 'Ready').lastTransitionTime, '2026-01-01T01:00:00Z');
     // Provisioned stayed True: its transition time is kept.
@@ -169,14 +176,14 @@ describe('sampleDbStatus', () => {
       { readyReplicas: 1, observedGeneration: 2, updateRevision: 'r2', updatedReplicas: 0 },
       2,
     );
-    const status = sampleDbStatus(sampleDb(), { ...healthy, statefulSet: rolling }, NOW);
+    const status = sampleDbStatus(resolveInstance(sampleDb()), { ...healthy, statefulSet: rolling }, NOW);
     assert.equal(status.phase, 'Updating');
     assert.equal(conditionOf(status, 'Ready').reason, 'RollingOut');
   });
 
   it('tells the user to create a missing user-supplied credentials Secret', () => {
     const db = sampleDb({ bootstrap: { credentialsSecret: { name: 'mine' } } });
-    const status = sampleDbStatus(db, { ...healthy, credentialsSecret: undefined }, NOW);
+    const status = sampleDbStatus(resolveInstance(db), { ...healthy, credentialsSecret: undefined }, NOW);
     assert.equal(status.phase, 'Pending');
     const ready = conditionOf(status, 'Ready');
     assert.equal(ready.reason, 'CredentialsSecretNotFound');
@@ -185,7 +192,7 @@ describe('sampleDbStatus', () => {
 
   it('fails on a credentials Secret without a password key', () => {
     const status = sampleDbStatus(
-      sampleDb(),
+      resolveInstance(sampleDb()),
       { ...healthy, credentialsSecret: { data: { username: b64('app') } } },
       NOW,
     );
@@ -195,14 +202,18 @@ describe('sampleDbStatus', () => {
 
   it('points at the bootstrap SQL ConfigMap when it is missing or lacks the key', () => {
     const db = sampleDb({ bootstrap: { initSQL: { name: 'orders-sql' } } });
-    const missing = sampleDbStatus(db, healthy, NOW);
+    const missing = sampleDbStatus(resolveInstance(db), healthy, NOW);
     assert.equal(conditionOf(missing, 'Initialized').reason, 'InitSQLNotFound');
     assert.match(conditionOf(missing, 'Initialized').message, /ConfigMap orders-sql .* key "init.sql"/);
-    const noKey = sampleDbStatus(db, { ...healthy, initSqlConfigMap: { data: { 'other.sql': '' } } }, NOW);
+    const noKey = sampleDbStatus(
+      resolveInstance(db),
+      { ...healthy, initSqlConfigMap: { data: { 'other.sql': '' } } },
+      NOW,
+    );
     assert.equal(noKey.phase, 'Failed');
     assert.equal(conditionOf(noKey, 'Initialized').reason, 'InitSQLKeyNotFound');
     const present = sampleDbStatus(
-      db,
+      resolveInstance(db),
       { ...healthy, initSqlConfigMap: { data: { 'init.sql': 'select 1' } } },
       NOW,
     );
@@ -211,7 +222,7 @@ describe('sampleDbStatus', () => {
 
   it('explains a pending data volume', () => {
     const status = sampleDbStatus(
-      sampleDb(),
+      resolveInstance(sampleDb()),
       { ...healthy, statefulSet: notReadySts, dataPvc: { status: { phase: 'Pending' } } },
       NOW,
     );
@@ -237,28 +248,40 @@ describe('sampleDbStatus', () => {
         ],
       },
     };
-    const status = sampleDbStatus(sampleDb(), { ...healthy, statefulSet: notReadySts, pod }, NOW);
+    const status = sampleDbStatus(
+      resolveInstance(sampleDb()),
+      { ...healthy, statefulSet: notReadySts, pod },
+      NOW,
+    );
     assert.equal(status.phase, 'Failed');
     assert.equal(conditionOf(status, 'Provisioned').reason, 'ImagePullBackOff');
     assert.match(conditionOf(status, 'Provisioned').message, /spec\.image/);
   });
 
   it('reports rejected postgresql parameters without blocking Ready', () => {
-    const status = sampleDbStatus(sampleDb({ postgresql: { parameters: { 'no good': '1' } } }), healthy, NOW);
+    const status = sampleDbStatus(
+      resolveInstance(sampleDb({ postgresql: { parameters: { 'no good': '1' } } })),
+      healthy,
+      NOW,
+    );
     assert.equal(status.phase, 'Ready');
     assert.equal(conditionOf(status, 'Configured').status, 'False');
     assert.match(conditionOf(status, 'Configured').message, /no good/);
   });
 
   it('is Deleting once the SampleDB has a deletionTimestamp', () => {
-    const status = sampleDbStatus(sampleDb({}, { deletionTimestamp: '2026-01-01T00:00:00Z' }), healthy, NOW);
+    const status = sampleDbStatus(
+      resolveInstance(sampleDb({}, { deletionTimestamp: '2026-01-01T00:00:00Z' })),
+      healthy,
+      NOW,
+    );
     assert.equal(status.phase, 'Deleting');
     assert.equal(conditionOf(status, 'Ready').status, 'False');
   });
 
   it('is Failed with the validation errors of a spec that slipped past admission', () => {
     const status = sampleDbStatus(
-      sampleDb(),
+      resolveInstance(sampleDb()),
       { ...healthy, specErrors: [{ field: 'spec.version', message: 'bad' }] },
       NOW,
     );

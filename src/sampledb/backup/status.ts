@@ -1,18 +1,25 @@
-// SampleDBBackup status from its Job and the Job's pods: pure. Success is only ever what the backup container itself
-// reported in its termination message (size and sha256 of the dump it wrote); a Job that "succeeded" without that
-// report is a failed backup, never a completed one.
+// SampleDBBackup status from what the backup steps observed (its SampleDB, its Job and the Job's pods): pure.
+// Success is only ever what the backup container itself reported in its termination message (size and sha256 of the
+// dump it wrote); a Job that "succeeded" without that report is a failed backup, never a completed one.
 import type { V1ContainerStatus, V1Job, V1Pod } from '@kubernetes/client-node';
-import type { SampleDbBackupStatus } from '../api/index.ts';
-import { type Condition, mergeConditions } from '../runtime/index.ts';
-import { BACKUP_CONTAINER } from './backup-job.ts';
-import { parseBackupResult } from './scripts/backup.ts';
+import {
+  BACKUP_CONDITIONS,
+  CONTAINERS,
+  REASONS,
+  type SampleDbBackupObject,
+  type SampleDbBackupStatus,
+} from '../../api/index.ts';
+import { type Condition, mergeConditions } from '../../runtime/index.ts';
+import { backupLocation } from '../backup-job.ts';
+import { parseBackupResult } from '../scripts/backup.ts';
+import type { BackupObservation } from './steps.ts';
 
 const byCreation = (a: V1Pod, b: V1Pod) =>
   String(a.metadata?.creationTimestamp ?? '').localeCompare(String(b.metadata?.creationTimestamp ?? ''));
 
 function backupContainer(pod: V1Pod): V1ContainerStatus | undefined {
   return (
-    pod.status?.containerStatuses?.find((c) => c.name === BACKUP_CONTAINER) ??
+    pod.status?.containerStatuses?.find((c) => c.name === CONTAINERS.backup) ??
     pod.status?.containerStatuses?.[0]
   );
 }
@@ -48,7 +55,7 @@ export function backupOutcome(job: V1Job, pods: readonly V1Pod[]): BackupOutcome
     }
     return {
       phase: 'Failed',
-      reason: 'NoResult',
+      reason: REASONS.noResult,
       message:
         'the backup Job succeeded but its container reported no result (a JSON line with sizeBytes and checksum in its termination message): the dump cannot be trusted',
     };
@@ -61,7 +68,7 @@ export function backupOutcome(job: V1Job, pods: readonly V1Pod[]): BackupOutcome
       .at(-1);
     return {
       phase: 'Failed',
-      reason: failed.reason ?? 'BackupFailed',
+      reason: failed.reason ?? REASONS.backupFailed,
       message: `${failed.message ?? 'the backup Job failed'}${last ? `; last error: ${last.slice(-1024)}` : ''}`,
     };
   }
@@ -91,7 +98,14 @@ export function backupStatus(
         message: 'The backup Job is running pg_dump.',
         conditions: mergeConditions(
           prior,
-          [{ type: 'Completed', status: 'False', reason: 'Running', message: 'pg_dump is running.' }],
+          [
+            {
+              type: BACKUP_CONDITIONS.completed,
+              status: 'False',
+              reason: REASONS.running,
+              message: 'pg_dump is running.',
+            },
+          ],
           now,
         ),
       };
@@ -107,12 +121,17 @@ export function backupStatus(
           prior,
           [
             {
-              type: 'Completed',
+              type: BACKUP_CONDITIONS.completed,
               status: 'True',
-              reason: 'BackupCompleted',
+              reason: REASONS.backupCompleted,
               message: `Dump written to ${location}.`,
             },
-            { type: 'Failed', status: 'False', reason: 'BackupCompleted', message: 'The backup completed.' },
+            {
+              type: BACKUP_CONDITIONS.failed,
+              status: 'False',
+              reason: REASONS.backupCompleted,
+              message: 'The backup completed.',
+            },
           ],
           now,
         ),
@@ -125,11 +144,68 @@ export function backupStatus(
         conditions: mergeConditions(
           prior,
           [
-            { type: 'Completed', status: 'False', reason: outcome.reason, message: outcome.message },
-            { type: 'Failed', status: 'True', reason: outcome.reason, message: outcome.message },
+            {
+              type: BACKUP_CONDITIONS.completed,
+              status: 'False',
+              reason: outcome.reason,
+              message: outcome.message,
+            },
+            {
+              type: BACKUP_CONDITIONS.failed,
+              status: 'True',
+              reason: outcome.reason,
+              message: outcome.message,
+            },
           ],
           now,
         ),
       };
   }
+}
+
+function pending(previous: SampleDbBackupStatus | undefined, reason: string, message: string, now: Date) {
+  return {
+    ...previous,
+    phase: 'Pending' as const,
+    message,
+    conditions: mergeConditions(
+      (previous?.conditions ?? []) as Condition[],
+      [{ type: BACKUP_CONDITIONS.completed, status: 'False', reason, message }],
+      now,
+    ),
+  };
+}
+
+/** The status for what the backup steps observed. */
+export function backupStatusFor(
+  backup: SampleDbBackupObject,
+  observed: BackupObservation,
+  now: Date,
+): SampleDbBackupStatus {
+  const dbName = backup.spec.sampleDB.name;
+  const { instance, job } = observed;
+  if (!instance)
+    return pending(
+      backup.status,
+      REASONS.sampleDbNotFound,
+      `SampleDB ${dbName} was not found in this namespace.`,
+      now,
+    );
+  if (!job)
+    return pending(
+      backup.status,
+      REASONS.databaseNotReady,
+      `Waiting for SampleDB ${dbName} to accept connections before pg_dump can run.`,
+      now,
+    );
+  const outcome: BackupOutcome = observed.started
+    ? { phase: 'Running' }
+    : backupOutcome(job, observed.pods ?? []);
+  return backupStatus(
+    backup.status,
+    outcome,
+    backupLocation(instance, backup.metadata.name ?? ''),
+    backup.metadata.generation,
+    now,
+  );
 }

@@ -1,0 +1,80 @@
+// Condition types and reasons of the SampleDB and SampleDBBackup statuses: part of the API (users and tools match on
+// them), so they are spelled once. Reasons are CamelCase and stable; the messages next to them may change.
+
+/** Condition types of `SampleDB.status.conditions`. */
+export const SAMPLEDB_CONDITIONS = {
+  ready: 'Ready',
+  provisioned: 'Provisioned',
+  initialized: 'Initialized',
+  configured: 'Configured',
+  storageResized: 'StorageResized',
+  backupScheduled: 'BackupScheduled',
+  deletionProtected: 'DeletionProtected',
+} as const;
+export type SampleDbConditionType = (typeof SAMPLEDB_CONDITIONS)[keyof typeof SAMPLEDB_CONDITIONS];
+
+/** Condition types of `SampleDBBackup.status.conditions`. */
+export const BACKUP_CONDITIONS = { completed: 'Completed', failed: 'Failed' } as const;
+export type BackupConditionType = (typeof BACKUP_CONDITIONS)[keyof typeof BACKUP_CONDITIONS];
+
+/**
+ * Reasons, grouped by the condition that uses them. Ready repeats the reason of the first condition that is not
+ * True, and a pod waiting for an image or crashing passes the kubelet's own reason through (ErrImagePull, ...).
+ */
+export const REASONS = {
+  // Ready
+  ready: 'Ready',
+  deleting: 'Deleting',
+  rollingOut: 'RollingOut',
+  invalidSpec: 'InvalidSpec',
+  // Provisioned and Initialized: inputs the user provides
+  credentialsPending: 'CredentialsPending',
+  credentialsSecretNotFound: 'CredentialsSecretNotFound',
+  credentialsSecretInvalid: 'CredentialsSecretInvalid',
+  initSqlNotFound: 'InitSQLNotFound',
+  initSqlKeyNotFound: 'InitSQLKeyNotFound',
+  // Provisioned
+  statefulSetPending: 'StatefulSetPending',
+  databaseReady: 'DatabaseReady',
+  volumePending: 'VolumePending',
+  podPending: 'PodPending',
+  unschedulable: 'Unschedulable',
+  podNotReady: 'PodNotReady',
+  // Initialized
+  initJobPending: 'InitJobPending',
+  initJobSucceeded: 'InitJobSucceeded',
+  initJobFailed: 'InitJobFailed',
+  initializing: 'Initializing',
+  backupNotFound: 'BackupNotFound',
+  backupNotCompleted: 'BackupNotCompleted',
+  backupFailed: 'BackupFailed',
+  backupLocationInvalid: 'BackupLocationInvalid',
+  // Configured
+  parametersApplied: 'ParametersApplied',
+  parametersRejected: 'ParametersRejected',
+  // StorageResized
+  sizeMatches: 'SizeMatches',
+  expanding: 'Expanding',
+  expansionNotSupported: 'ExpansionNotSupported',
+  // BackupScheduled
+  scheduled: 'Scheduled',
+  noSchedule: 'NoSchedule',
+  suspended: 'Suspended',
+  invalidSchedule: 'InvalidSchedule',
+  // DeletionProtected
+  protected: 'Protected',
+  finalBackupRunning: 'FinalBackupRunning',
+  finalBackupFailed: 'FinalBackupFailed',
+  snapshotInProgress: 'SnapshotInProgress',
+  snapshotFailed: 'SnapshotFailed',
+  // SampleDBBackup Completed / Failed
+  sampleDbNotFound: 'SampleDBNotFound',
+  databaseNotReady: 'DatabaseNotReady',
+  running: 'Running',
+  backupCompleted: 'BackupCompleted',
+  noResult: 'NoResult',
+} as const;
+export type Reason = (typeof REASONS)[keyof typeof REASONS];
+
+/** Reasons of the Events the operator records. */
+export const EVENT_REASONS = { backupCompleted: 'BackupCompleted', backupFailed: 'BackupFailed' } as const;

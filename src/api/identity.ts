@@ -1,0 +1,55 @@
+// The identity of the SampleDB API: its group, version and kinds, and every key the operator puts on objects
+// (labels, annotations, the finalizer), container names and ports. Imports nothing, so the schemas, the CRDs, the
+// controller, the constructs and the Pulumi component all spell them the same way, from here.
+
+export const GROUP = 'sampledb.io';
+export const VERSION = 'v1alpha1';
+export const API_VERSION = `${GROUP}/${VERSION}` as const;
+
+/** The kinds this API serves, and the plural resource name of each (the CRD's `spec.names`). */
+export const KINDS = { sampleDb: 'SampleDB', sampleDbBackup: 'SampleDBBackup' } as const;
+export const PLURALS = { sampleDb: 'sampledbs', sampleDbBackup: 'sampledbbackups' } as const;
+
+/** The name the operator goes by: field manager, `managed-by` label value, `part-of` of everything it ships. */
+export const OPERATOR_NAME = 'sampledb-operator';
+/** `app.kubernetes.io/name` of every child of a SampleDB. */
+export const APP_NAME = 'sampledb';
+
+/** Label keys: the app.kubernetes.io recommended ones, and the operator's own under `sampledb.io/`. */
+export const LABELS = {
+  name: 'app.kubernetes.io/name',
+  instance: 'app.kubernetes.io/instance',
+  component: 'app.kubernetes.io/component',
+  managedBy: 'app.kubernetes.io/managed-by',
+  partOf: 'app.kubernetes.io/part-of',
+  /** On PVCs (and the credentials Secret) kept by deletion.policy Retain, so they can be found later. */
+  orphaned: `${GROUP}/orphaned`,
+  /** On final snapshots/backups: which SampleDB (by uid, names can be reused) they protect. */
+  finalForUid: `${GROUP}/final-for-uid`,
+  /** On backups the operator created for the schedule, to tell them from on-demand ones (value: `schedule`). */
+  trigger: `${GROUP}/trigger`,
+} as const;
+
+export const TRIGGER_SCHEDULE = 'schedule';
+
+/** Annotation keys of the operator. */
+export const ANNOTATIONS = {
+  /** On the pod template: the hash of postgresql.conf, so a settings change rolls the pod. */
+  configHash: `${GROUP}/config-hash`,
+  /** On a backup Job and its pods: the SampleDBBackup it runs. */
+  backup: `${GROUP}/backup`,
+  /** On scheduled SampleDBBackups: the slot (UTC, ISO 8601) they were created for. */
+  scheduledAt: `${GROUP}/scheduled-at`,
+  /** On final SampleDBBackups: which attempt (1, 2, ...) of the final backup this is. */
+  attempt: `${GROUP}/attempt`,
+} as const;
+
+/** On every SampleDB, so no child can outlive the deletion policy. */
+export const FINALIZER = `${GROUP}/finalizer`;
+
+/** Container names of the database pod and the Jobs. */
+export const CONTAINERS = { postgres: 'postgres', init: 'init', backup: 'backup' } as const;
+
+/** PostgreSQL's port inside the pod, and the name of that port on the container and the Services. */
+export const POSTGRES_PORT = 5432;
+export const POSTGRES_PORT_NAME = 'postgresql';

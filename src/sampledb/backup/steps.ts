@@ -1,0 +1,80 @@
+// The SampleDBBackup steps, the same shape as the SampleDB's (steps/context.ts): find the SampleDB, look at the backup
+// Job, wait for the database, start the Job. The status (status.ts) is computed from what they observed.
+import type { V1Job, V1Pod } from '@kubernetes/client-node';
+import type { OperatorDefaults, SampleDbBackupObject } from '../../api/index.ts';
+import type { Stored } from '../../runtime/index.ts';
+import { backupJob } from '../backup-job.ts';
+import { resolveInstance, type SampleDbInstance } from '../instance.ts';
+import { backupJobName } from '../names.ts';
+import { JOBS, PODS, SAMPLEDBS, STATEFULSETS } from '../resources.ts';
+import { ensureBackupVolume } from '../steps/backup-volume.ts';
+import type { Step } from '../steps/context.ts';
+
+export interface BackupSubject {
+  readonly backup: Stored<SampleDbBackupObject>;
+  /** Operator-wide defaults of the desired objects (the PostgreSQL image repository). */
+  readonly defaults: OperatorDefaults;
+}
+
+export interface BackupObservation {
+  /** The SampleDB the backup is of, resolved; absent when it does not exist. */
+  instance?: SampleDbInstance;
+  job?: Stored<V1Job>;
+  pods?: readonly Stored<V1Pod>[];
+  /** The Job was created by this reconcile. */
+  started?: boolean;
+}
+
+type BackupStep = Step<BackupObservation, BackupSubject>;
+
+export const findSampleDb: BackupStep = {
+  name: 'sampledb',
+  writes: [],
+  async run({ backup, defaults, view }) {
+    const db = view.get(SAMPLEDBS, backup.metadata.namespace ?? '', backup.spec.sampleDB.name);
+    return db ? { observed: { instance: resolveInstance(db, defaults) } } : { halt: true };
+  },
+};
+
+export const observeJob: BackupStep = {
+  name: 'job',
+  writes: [],
+  async run({ backup, view }) {
+    const job = view.get(JOBS, backup.metadata.namespace ?? '', backupJobName(backup.metadata.name ?? ''));
+    if (!job) return undefined;
+    // Once there is a Job, its result is all that is left to report.
+    return { observed: { job, pods: view.ownedBy(PODS, job.metadata.uid) }, halt: true };
+  },
+};
+
+export const waitForDatabase: BackupStep = {
+  name: 'database-ready',
+  writes: [],
+  async run({ observed, view }) {
+    const instance = observed.instance;
+    if (!instance) return { halt: true };
+    const sts = view.get(STATEFULSETS, instance.namespace, instance.names.statefulSet);
+    return (sts?.status?.readyReplicas ?? 0) < 1 ? { halt: true } : undefined;
+  },
+};
+
+export const startBackupJob: BackupStep = {
+  name: 'start-job',
+  writes: ['create-once', 'apply'],
+  async run({ backup, observed, view, write, log }) {
+    const instance = observed.instance;
+    if (!instance) return { halt: true };
+    await ensureBackupVolume(instance, view, write);
+    const job = await write.apply(JOBS, backupJob(instance, backup));
+    log.info({ job: job.metadata.name }, 'backup Job created');
+    return { observed: { job, pods: [], started: true } };
+  },
+};
+
+/** The order matters: each step relies on what the ones before it observed. */
+export const BACKUP_STEPS: readonly BackupStep[] = [
+  findSampleDb,
+  observeJob,
+  waitForDatabase,
+  startBackupJob,
+];

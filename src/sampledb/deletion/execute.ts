@@ -1,0 +1,88 @@
+// Does the one action the plan chose. Every write is idempotent (create-once, delete of what may be gone, patches
+// that set what is already set), so an action repeated after a crash between it and the next observation is harmless.
+import { FINALIZER, LABELS, type SampleDbObject } from '../../api/index.ts';
+import type { Logger, Stored } from '../../runtime/index.ts';
+import type { SampleDbInstance } from '../instance.ts';
+import { PVCS, SAMPLEDB_BACKUPS, SAMPLEDBS, SECRETS, STATEFULSETS, VOLUME_SNAPSHOTS } from '../resources.ts';
+import { ensureBackupVolume } from '../steps/backup-volume.ts';
+import type { ClusterView } from '../view.ts';
+import type { WriteMode, Writer } from '../writer.ts';
+import { finalBackup, finalSnapshot } from './objects.ts';
+import type { DeletionAction } from './plan.ts';
+
+/** The ways the deletion writes. */
+export const DELETION_WRITES: readonly WriteMode[] = ['create-once', 'patch', 'delete', 'guarded-patch'];
+
+export interface DeletionTarget {
+  readonly instance: SampleDbInstance;
+  /** The SampleDB as last read or written: the finalizer is removed under its resourceVersion. */
+  readonly sampleDb: Stored<SampleDbObject>;
+  readonly view: ClusterView;
+  readonly write: Writer;
+  readonly log: Logger;
+}
+
+/** `again`: observe and plan the next action now; `wait`: something else has to happen first; `finished`: gone. */
+export type ExecuteResult =
+  | { kind: 'again' }
+  | { kind: 'wait' }
+  | { kind: 'finished'; sampleDb: Stored<SampleDbObject> };
+
+const AGAIN = { kind: 'again' } as const;
+
+export async function executeDeletion(
+  target: DeletionTarget,
+  action: DeletionAction,
+): Promise<ExecuteResult> {
+  const { instance, write, log } = target;
+  const ref = (name: string) => ({ namespace: instance.namespace, name });
+  switch (action.kind) {
+    case 'create-snapshot':
+      await write.createOnce(VOLUME_SNAPSHOTS, finalSnapshot(instance, action.pvcName, action.className));
+      log.info({ pvc: action.pvcName }, 'final VolumeSnapshot requested');
+      return AGAIN;
+    case 'create-backup':
+      // The backup is written to the backup volume; make sure there is one even if backups were never configured.
+      await ensureBackupVolume(instance, target.view, write);
+      await write.createOnce(SAMPLEDB_BACKUPS, finalBackup(instance, action.attempt));
+      log.info({ attempt: action.attempt }, 'final backup requested');
+      return AGAIN;
+    case 'delete-statefulset':
+      await write.delete(STATEFULSETS, ref(instance.names.statefulSet), { propagationPolicy: 'Background' });
+      return AGAIN;
+    case 'delete-data-volumes':
+      for (const name of action.names) await write.delete(PVCS, ref(name));
+      log.info({ pvcs: action.names }, 'data volumes deleted');
+      return AGAIN;
+    case 'orphan-data-volumes':
+      // The generated password is the only one the retained data accepts: keep its Secret too (no owner, so the
+      // garbage collector leaves it), and a new SampleDB of the same name opens the volume with it. First, so the
+      // plan's observation (volumes orphaned) implies it.
+      if (instance.credentials.generated) {
+        await write.patch(
+          SECRETS,
+          ref(instance.credentials.secretName),
+          { metadata: { ownerReferences: null, labels: { [LABELS.orphaned]: 'true' } } },
+          { ifMissing: 'skip' },
+        );
+      }
+      for (const name of action.names)
+        await write.patch(PVCS, ref(name), { metadata: { labels: { [LABELS.orphaned]: 'true' } } });
+      return AGAIN;
+    case 'delete-backup-objects':
+      for (const name of action.names) await write.delete(SAMPLEDB_BACKUPS, ref(name));
+      return AGAIN;
+    case 'delete-backup-volume':
+      await write.delete(PVCS, ref(action.name));
+      return AGAIN;
+    case 'remove-finalizer':
+      return {
+        kind: 'finished',
+        sampleDb: await write.removeFinalizer(SAMPLEDBS, target.sampleDb, FINALIZER),
+      };
+    case 'wait-snapshot':
+    case 'wait-backup':
+    case 'wait-workload-gone':
+      return { kind: 'wait' };
+  }
+}

@@ -1,0 +1,52 @@
+// The DeletionProtected condition for a plan: how the data is protected, or what the deletion waits for. Pure.
+import { REASONS, SAMPLEDB_CONDITIONS } from '../../api/index.ts';
+import type { ConditionInput } from '../../runtime/index.ts';
+import type { SampleDbInstance } from '../instance.ts';
+import type { DeletionPlan } from './plan.ts';
+
+export function deletionCondition(instance: SampleDbInstance, plan: DeletionPlan): ConditionInput {
+  const { next } = plan;
+  const set = (status: 'True' | 'False', reason: string, message: string): ConditionInput => ({
+    type: SAMPLEDB_CONDITIONS.deletionProtected,
+    status,
+    reason,
+    message,
+  });
+  const policy = instance.spec.deletion.policy;
+  if (plan.protected) {
+    const how =
+      plan.method === 'snapshot'
+        ? 'the final VolumeSnapshots are ready'
+        : plan.method === 'backup'
+          ? `the final backup completed on PersistentVolumeClaim ${instance.backupClaim.name}`
+          : policy === 'Snapshot'
+            ? 'there was no data volume to protect'
+            : `deletion.policy is ${policy}`;
+    return set('True', REASONS.protected, `Data may be removed: ${how}.`);
+  }
+  if (next.kind === 'wait-backup' && next.lastError) {
+    return set(
+      'False',
+      REASONS.finalBackupFailed,
+      `The final backup ${next.name} failed: ${next.lastError}. Nothing was deleted; retrying in ${Math.ceil((next.retryInMs ?? 0) / 1000)}s. To delete without a backup, set spec.deletion.policy to Delete or Retain.`,
+    );
+  }
+  if (next.kind === 'wait-backup' || next.kind === 'create-backup')
+    return set(
+      'False',
+      REASONS.finalBackupRunning,
+      'Taking a final pg_dump backup before the volumes are removed.',
+    );
+  if (next.kind === 'wait-snapshot' && next.errors.length > 0) {
+    return set(
+      'False',
+      REASONS.snapshotFailed,
+      `Nothing was deleted; the final VolumeSnapshots report: ${next.errors.join('; ')}.`,
+    );
+  }
+  return set(
+    'False',
+    REASONS.snapshotInProgress,
+    'Waiting for the final VolumeSnapshots to become readyToUse.',
+  );
+}

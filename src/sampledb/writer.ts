@@ -1,0 +1,120 @@
+// The ways the SampleDB controllers write, each declared by name. A step says which it uses (`Step.writes`) and gets a
+// Writer limited to those, so "create once, never overwrite" or "patch only under a resourceVersion guard" is a
+// property of the step table, not a convention each step re-implements.
+import type { DeleteOptions } from '../runtime/http.ts';
+import {
+  type Client,
+  type EventInput,
+  isStatus,
+  type ObjectRef,
+  type ResourceType,
+  type Stored,
+  type Writable,
+} from '../runtime/index.ts';
+
+export const WRITE_MODES = [
+  /** Server-side apply of the whole desired object: the fields the operator owns converge. */
+  'apply',
+  /** Create if missing and never overwrite; AlreadyExists means an earlier run created it: the same outcome. */
+  'create-once',
+  /** A merge patch of named fields of an existing object (a size, a label, owner references). */
+  'patch',
+  /** A JSON patch guarded by the object's resourceVersion: the finalizer list, which others edit too. */
+  'guarded-patch',
+  'delete',
+  /** Server-side apply to the status subresource. */
+  'status',
+  'event',
+] as const;
+export type WriteMode = (typeof WRITE_MODES)[number];
+
+export class Writer {
+  readonly #client: Client;
+  readonly #allowed: ReadonlySet<WriteMode>;
+
+  constructor(client: Client, allowed: readonly WriteMode[] = WRITE_MODES) {
+    this.#client = client;
+    this.#allowed = new Set(allowed);
+  }
+
+  /** This writer limited to `modes`. */
+  only(modes: readonly WriteMode[]): Writer {
+    return new Writer(
+      this.#client,
+      modes.filter((m) => this.#allowed.has(m)),
+    );
+  }
+
+  apply<T extends Writable>(rt: ResourceType<T>, obj: T): Promise<Stored<T>> {
+    this.#check('apply');
+    return this.#client.apply(rt, obj);
+  }
+
+  /** The created object, or undefined when it existed already (the cache shows it once its watch event arrives). */
+  async createOnce<T extends Writable>(rt: ResourceType<T>, obj: T): Promise<Stored<T> | undefined> {
+    this.#check('create-once');
+    try {
+      return await this.#client.create(rt, obj);
+    } catch (err) {
+      if (isStatus(err, 409)) return undefined;
+      throw err;
+    }
+  }
+
+  /** Merge-patches `ref`; undefined when `ifMissing: 'skip'` and it does not exist. */
+  async patch<T extends Writable>(
+    rt: ResourceType<T>,
+    ref: ObjectRef,
+    patch: unknown,
+    opts: { ifMissing?: 'fail' | 'skip' } = {},
+  ): Promise<Stored<T> | undefined> {
+    this.#check('patch');
+    try {
+      return await this.#client.patch(rt, ref, patch, 'merge');
+    } catch (err) {
+      if (opts.ifMissing === 'skip' && isStatus(err, 404)) return undefined;
+      throw err;
+    }
+  }
+
+  addFinalizer<T extends Writable>(
+    rt: ResourceType<T>,
+    obj: Stored<T>,
+    finalizer: string,
+  ): Promise<Stored<T>> {
+    this.#check('guarded-patch');
+    return this.#client.addFinalizer(rt, obj, finalizer);
+  }
+
+  removeFinalizer<T extends Writable>(
+    rt: ResourceType<T>,
+    obj: Stored<T>,
+    finalizer: string,
+  ): Promise<Stored<T>> {
+    this.#check('guarded-patch');
+    return this.#client.removeFinalizer(rt, obj, finalizer);
+  }
+
+  /** False when it was gone already. */
+  delete(rt: ResourceType, ref: ObjectRef, opts: DeleteOptions = {}): Promise<boolean> {
+    this.#check('delete');
+    return this.#client.delete(rt, ref, opts);
+  }
+
+  applyStatus<T extends Writable>(rt: ResourceType<T>, obj: Partial<T> & Writable): Promise<Stored<T>> {
+    this.#check('status');
+    return this.#client.applyStatus(rt, obj);
+  }
+
+  event(input: EventInput): Promise<void> {
+    this.#check('event');
+    return this.#client.event(input);
+  }
+
+  #check(mode: WriteMode): void {
+    if (!this.#allowed.has(mode))
+      throw new Error(
+        `write mode "${mode}" is not declared (declared: ${[...this.#allowed].join(', ') || 'none'})`,
+      );
+  }
+}
