@@ -119,7 +119,7 @@ export interface SampleDbSpec {
   readonly deletion?: SampleDbSpecDeletion;
 
   /**
-   * Container image override. Default: docker.io/library/postgres:<version>.
+   * Container image override: repository[:tag][@digest], lower-case, e.g. "registry.example.com/postgres:16.4". Default: docker.io/library/postgres:<version>.
    *
    * @schema SampleDbSpec#image
    */
@@ -154,7 +154,7 @@ export interface SampleDbSpec {
   readonly storage: SampleDbSpecStorage;
 
   /**
-   * PostgreSQL version to run: a major version ("16") or major.minor ("16.4"). Supported majors: 14-18. Raising the major version runs an upgrade Job; lowering it is refused.
+   * PostgreSQL version to run: a major version ("16") or major.minor ("16.4"). Supported majors: 14-18. The minor version may change; the major version may not (this operator does not run pg_upgrade yet).
    *
    * @schema SampleDbSpec#version
    */
@@ -197,7 +197,7 @@ export interface SampleDbSpecBackup {
   readonly retention?: SampleDbSpecBackupRetention;
 
   /**
-   * Cron schedule for backups, e.g. "0 3 * * *" or "@daily". Default: no scheduled backups.
+   * Cron schedule for backups: five fields separated by single spaces (minute hour day-of-month month day-of-week; *, values, ranges a-b, steps _/n and a-b/n, lists; JAN-DEC and SUN-SAT names) or a macro (@yearly, @monthly, @weekly, @daily, @hourly), e.g. "0 3 * * *". Default: no scheduled backups.
    *
    * @schema SampleDbSpecBackup#schedule
    */
@@ -211,7 +211,7 @@ export interface SampleDbSpecBackup {
   readonly suspend?: boolean;
 
   /**
-   * IANA time zone of the schedule, e.g. "Asia/Seoul". Default: UTC.
+   * IANA time zone of the schedule, spelled as in the time zone database, e.g. "Asia/Seoul". Default: UTC.
    *
    * @schema SampleDbSpecBackup#timezone
    */
@@ -257,7 +257,7 @@ export interface SampleDbSpecBootstrap {
   readonly credentialsSecret?: SampleDbSpecBootstrapCredentialsSecret;
 
   /**
-   * Name of the application database to create. Default: "app".
+   * Name of the application database to create, not postgres, template0, template1. Default: "app".
    *
    * @schema SampleDbSpecBootstrap#database
    */
@@ -278,7 +278,7 @@ export interface SampleDbSpecBootstrap {
   readonly initSql?: SampleDbSpecBootstrapInitSql;
 
   /**
-   * Role that owns the database; applications log in as it. Default: "app".
+   * Role that owns the database; applications log in as it. Not pg_*, public, none, postgres. Default: "app".
    *
    * @schema SampleDbSpecBootstrap#owner
    */
@@ -374,14 +374,14 @@ export function toJson_SampleDbSpecPostgresql(obj: SampleDbSpecPostgresql | unde
  */
 export interface SampleDbSpecResources {
   /**
-   * CPU and memory quantities.
+   * CPU and memory the container may not exceed.
    *
    * @schema SampleDbSpecResources#limits
    */
   readonly limits?: SampleDbSpecResourcesLimits;
 
   /**
-   * CPU and memory quantities.
+   * CPU and memory the scheduler reserves.
    *
    * @schema SampleDbSpecResources#requests
    */
@@ -454,7 +454,7 @@ export function toJson_SampleDbSpecService(obj: SampleDbSpecService | undefined)
  */
 export interface SampleDbSpecStorage {
   /**
-   * Size of the data volume, e.g. "10Gi". May grow, never shrink.
+   * Size of the data volume, e.g. "10Gi", at least 128Mi. May grow, never shrink.
    *
    * @schema SampleDbSpecStorage#size
    */
@@ -670,20 +670,20 @@ export enum SampleDbSpecDeletionPolicy {
 }
 
 /**
- * CPU and memory quantities.
+ * CPU and memory the container may not exceed.
  *
  * @schema SampleDbSpecResourcesLimits
  */
 export interface SampleDbSpecResourcesLimits {
   /**
-   * CPU, e.g. "500m" or "2".
+   * CPU, e.g. "500m" or "2". Omit for no CPU limit.
    *
    * @schema SampleDbSpecResourcesLimits#cpu
    */
   readonly cpu?: string;
 
   /**
-   * Memory, e.g. "1Gi".
+   * Memory, e.g. "1Gi", at least 64Mi.
    *
    * @schema SampleDbSpecResourcesLimits#memory
    */
@@ -706,7 +706,7 @@ export function toJson_SampleDbSpecResourcesLimits(obj: SampleDbSpecResourcesLim
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
 /**
- * CPU and memory quantities.
+ * CPU and memory the scheduler reserves.
  *
  * @schema SampleDbSpecResourcesRequests
  */

@@ -2,7 +2,8 @@
 // same ones in TypeScript, plus the defaults that are deliberately not stored (resources), so the controller and
 // the constructs work with a fully specified spec.
 import { Value } from '@sinclair/typebox/value';
-import { compareQuantities } from './quantity.ts';
+import { IMAGE_REPOSITORY_PATTERN } from './formats.ts';
+import { compareQuantities, parseQuantity } from './quantity.ts';
 import { DEFAULT_IMAGE_REPOSITORY, type SampleDbSpec, SampleDbSpecSchema } from './sampledb.ts';
 
 /** Resources used when the spec gives none. Not stored in the object, so changing them is an operator upgrade. */
@@ -43,9 +44,6 @@ export function imageFor(
   return spec.image ?? `${repository}:${spec.version}`;
 }
 
-// A repository without tag or digest: registry host (with optional port) and path components, as in
-// distribution's reference grammar, lower case.
-export const IMAGE_REPOSITORY_PATTERN = String.raw`^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*(?::[0-9]+)?\/)?[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*$`;
 const IMAGE_REPOSITORY = new RegExp(IMAGE_REPOSITORY_PATTERN);
 
 /** Why `value` is not a PostgreSQL image repository (e.g. "registry.example.com:5000/mirror/postgres"), if it is not. */
@@ -69,13 +67,24 @@ export interface OperatorDefaults {
   readonly imageRepository?: string;
 }
 
+/** `value`, or `cap` when that is a smaller quantity. */
+function atMost(value: string, cap: string | undefined): string {
+  const capValue = cap === undefined ? undefined : parseQuantity(cap);
+  return capValue !== undefined && capValue < (parseQuantity(value) ?? 0) ? (cap as string) : value;
+}
+
 export function resolveSampleDbSpec(
   spec: SampleDbSpec,
   defaults: OperatorDefaults = {},
 ): ResolvedSampleDbSpec {
   const withSchemaDefaults = Value.Default(SampleDbSpecSchema, structuredClone(spec)) as SampleDbSpec;
   const resources = withSchemaDefaults.resources;
-  const requests = { ...DEFAULT_RESOURCES.requests, ...resources?.requests };
+  // A default request never exceeds a limit the user set (the Pod's validation refuses requests above limits).
+  const requests = {
+    cpu: atMost(DEFAULT_RESOURCES.requests.cpu, resources?.limits?.cpu),
+    memory: atMost(DEFAULT_RESOURCES.requests.memory, resources?.limits?.memory),
+    ...resources?.requests,
+  };
   // The default memory limit never undercuts a larger request the user asked for.
   const defaultMemoryLimit =
     compareQuantities(requests.memory, DEFAULT_RESOURCES.limits.memory) > 0

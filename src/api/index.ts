@@ -1,8 +1,10 @@
 // The SampleDB API: schemas, types, defaults, validation and CRDs. Imports nothing else of this project.
 export * from './conditions.ts';
 export * from './crd.ts';
+export * from './cron.ts';
 export * from './defaults.ts';
 export * from './endpoint.ts';
+export * from './formats.ts';
 export * from './identity.ts';
 export * from './operator-settings.ts';
 export * from './permissions.ts';

@@ -3,10 +3,34 @@
 // From these TypeBox schemas come the CRD's openAPIV3Schema (descriptions for `kubectl explain`, defaults, CEL
 // rules), the TypeScript types used by the constructs and the controller, and the runtime validator.
 import { type Static, Type } from '@sinclair/typebox';
+import { CRON_FIELDS, CRON_PATTERN, cronFieldHolds, cronFieldMessage, cronFieldRule } from './cron.ts';
+import {
+  IMAGE_REFERENCE_PATTERN,
+  isQualifiedName,
+  isReservedRoleName,
+  isSchedulerTimeZone,
+  MIN_MEMORY_LIMIT,
+  MIN_STORAGE_SIZE,
+  PARAMETER_NAME_PATTERN,
+  PARAMETER_VALUE_FORBIDDEN,
+  QUALIFIED_NAME_CEL,
+  RESERVED_DATABASE_NAMES,
+  RESERVED_ROLE_NAMES,
+  RESERVED_ROLE_PREFIX,
+  TIME_ZONE_CEL,
+} from './formats.ts';
 import type { API_VERSION, KINDS } from './identity.ts';
 import type { KubeObject, ObjectMeta } from './kube-object.ts';
-import { compareQuantities, parseQuantity } from './quantity.ts';
-import { ConditionList, ObjectName, Quantity, StringEnum, StringMap, withRules } from './schema-kit.ts';
+import { compareQuantities } from './quantity.ts';
+import {
+  ConditionList,
+  ObjectName,
+  Quantity,
+  StringEnum,
+  StringMap,
+  type ValidationRule,
+  withRules,
+} from './schema-kit.ts';
 
 export { API_VERSION, GROUP, VERSION } from './identity.ts';
 export type { KubeObject, ObjectMeta, OwnerReference } from './kube-object.ts';
@@ -17,13 +41,31 @@ export const DEFAULT_IMAGE_REPOSITORY = 'docker.io/library/postgres';
 
 const majorOf = (version: string) => Number.parseInt(version.split('.')[0] ?? '', 10);
 
+/** A rule on a quantity string: at least `min`. */
+function quantityAtLeast(min: string, field: string, why: string): ValidationRule<string> {
+  return {
+    rule: `quantity(self).compareTo(quantity('${min}')) >= 0`,
+    message: `${field} must be at least ${min}: ${why}`,
+    holds: (self) => compareQuantities(self, min) >= 0,
+  };
+}
+
+/** A rule on a quantity string: not negative (the pattern admits a sign; the Pod's validation refuses it). */
+function nonNegative(field: string): ValidationRule<string> {
+  return {
+    rule: "!quantity(self).isLessThan(quantity('0'))",
+    message: `${field} may not be negative`,
+    holds: (self) => compareQuantities(self, '0') >= 0,
+  };
+}
+
 export const VersionSchema = withRules(
   Type.String({
     pattern: '^[0-9]+(\\.[0-9]+)?$',
     maxLength: 16,
     description:
       'PostgreSQL version to run: a major version ("16") or major.minor ("16.4"). Supported majors: 14-18. ' +
-      'Raising the major version runs an upgrade Job; lowering it is refused.',
+      'The minor version may change; the major version may not (this operator does not run pg_upgrade yet).',
   }),
   [
     {
@@ -32,10 +74,12 @@ export const VersionSchema = withRules(
       holds: (self: string) => majorOf(self) >= 14 && majorOf(self) <= 18,
     },
     {
-      rule: "int(self.split('.')[0]) >= int(oldSelf.split('.')[0])",
+      // PostgreSQL N+1 refuses to start on the data files of N, and no upgrade Job exists yet.
+      rule: "int(self.split('.')[0]) == int(oldSelf.split('.')[0])",
       message:
-        'the PostgreSQL major version may not go down (data files cannot be downgraded); restore a backup into a new SampleDB instead',
-      holdsOnUpdate: (self: string, oldSelf: string) => majorOf(self) >= majorOf(oldSelf),
+        'the PostgreSQL major version cannot change: this operator does not run pg_upgrade yet, and a server refuses ' +
+        'the data files of another major version; back up and restore into a new SampleDB with the new version',
+      holdsOnUpdate: (self: string, oldSelf: string) => majorOf(self) === majorOf(oldSelf),
     },
   ],
 );
@@ -43,7 +87,12 @@ export const VersionSchema = withRules(
 export const StorageSchema = withRules(
   Type.Object(
     {
-      size: Quantity({ description: 'Size of the data volume, e.g. "10Gi". May grow, never shrink.' }),
+      size: withRules(
+        Quantity({
+          description: `Size of the data volume, e.g. "10Gi", at least ${MIN_STORAGE_SIZE}. May grow, never shrink.`,
+        }),
+        [quantityAtLeast(MIN_STORAGE_SIZE, 'storage.size', 'PostgreSQL cannot initialize and run on less')],
+      ),
       storageClassName: Type.Optional(
         ObjectName({
           description:
@@ -54,12 +103,6 @@ export const StorageSchema = withRules(
     { description: 'Persistent storage for the database files.' },
   ),
   [
-    {
-      rule: "quantity(self.size).isGreaterThan(quantity('0'))",
-      message: 'storage size must be greater than zero, e.g. "10Gi"',
-      fieldPath: '.size',
-      holds: (self: { size: string }) => (parseQuantity(self.size) ?? 0) > 0,
-    },
     {
       rule: 'quantity(self.size).compareTo(quantity(oldSelf.size)) >= 0',
       message: 'storage size may not shrink (volumes can only grow); keep the current size or raise it',
@@ -77,12 +120,38 @@ export const StorageSchema = withRules(
   ],
 );
 
-const ComputeResources = Type.Object(
+const ComputeRequests = Type.Object(
   {
-    cpu: Type.Optional(Quantity({ description: 'CPU, e.g. "500m" or "2".' })),
-    memory: Type.Optional(Quantity({ description: 'Memory, e.g. "1Gi".' })),
+    cpu: Type.Optional(
+      withRules(Quantity({ description: 'CPU, e.g. "500m" or "2".' }), [
+        nonNegative('resources.requests.cpu'),
+      ]),
+    ),
+    memory: Type.Optional(
+      withRules(Quantity({ description: 'Memory, e.g. "1Gi".' }), [nonNegative('resources.requests.memory')]),
+    ),
   },
-  { description: 'CPU and memory quantities.' },
+  { description: 'CPU and memory the scheduler reserves.' },
+);
+
+const ComputeLimits = Type.Object(
+  {
+    cpu: Type.Optional(
+      withRules(Quantity({ description: 'CPU, e.g. "500m" or "2". Omit for no CPU limit.' }), [
+        {
+          rule: "quantity(self).isGreaterThan(quantity('0'))",
+          message: 'resources.limits.cpu must be greater than zero (omit it for no CPU limit)',
+          holds: (self: string) => compareQuantities(self, '0') > 0,
+        },
+      ]),
+    ),
+    memory: Type.Optional(
+      withRules(Quantity({ description: `Memory, e.g. "1Gi", at least ${MIN_MEMORY_LIMIT}.` }), [
+        quantityAtLeast(MIN_MEMORY_LIMIT, 'resources.limits.memory', 'PostgreSQL is OOM-killed below it'),
+      ]),
+    ),
+  },
+  { description: 'CPU and memory the container may not exceed.' },
 );
 
 type Compute = { cpu?: string; memory?: string };
@@ -96,8 +165,8 @@ const limitAtLeastRequest = (resource: 'cpu' | 'memory') => (self: ResourcesValu
 export const ResourcesSchema = withRules(
   Type.Object(
     {
-      requests: Type.Optional(ComputeResources),
-      limits: Type.Optional(ComputeResources),
+      requests: Type.Optional(ComputeRequests),
+      limits: Type.Optional(ComputeLimits),
     },
     {
       description:
@@ -152,17 +221,20 @@ export const PostgresqlSchema = Type.Object(
               !Object.keys(self).some((k) => (RESERVED_PARAMETERS as readonly string[]).includes(k)),
           },
           {
-            rule: "self.all(k, k.matches('^[A-Za-z_][A-Za-z0-9_.]*$'))",
+            rule: `self.all(k, k.matches('${PARAMETER_NAME_PATTERN}'))`,
             message:
-              'postgresql.parameters names must be PostgreSQL setting names (letters, digits, "_" and ".")',
+              'postgresql.parameters names must be PostgreSQL setting names: letters, digits and "_", not starting ' +
+              'with a digit, or "extension.name" with one dot',
             holds: (self: Record<string, string>) =>
-              Object.keys(self).every((k) => /^[A-Za-z_][A-Za-z0-9_.]*$/.test(k)),
+              Object.keys(self).every((k) => new RegExp(PARAMETER_NAME_PATTERN).test(k)),
           },
           {
-            rule: "self.all(k, !self[k].matches('[\\\\x00-\\\\x1f]'))",
-            message: 'postgresql.parameters values may not contain control characters such as newlines',
-            // biome-ignore lint/suspicious/noControlCharactersInRegex: that is exactly what the rule refuses.
-            holds: (self: Record<string, string>) => Object.values(self).every((v) => !/[\x00-\x1f]/.test(v)),
+            // CEL string literals need the backslashes of the pattern doubled.
+            rule: `self.all(k, !self[k].matches('${PARAMETER_VALUE_FORBIDDEN.replaceAll('\\', '\\\\')}'))`,
+            message:
+              'postgresql.parameters values may not contain control characters such as newlines (postgresql.conf cannot hold them)',
+            holds: (self: Record<string, string>) =>
+              Object.values(self).every((v) => !new RegExp(PARAMETER_VALUE_FORBIDDEN).test(v)),
           },
         ],
       ),
@@ -187,30 +259,63 @@ export const ServiceSchema = Type.Object(
       }),
     ),
     annotations: Type.Optional(
-      StringMap({ description: 'Annotations for the client Service (e.g. for a cloud load balancer).' }),
+      withRules(
+        StringMap({
+          description: 'Annotations for the client Service (e.g. for a cloud load balancer).',
+          maxProperties: 64,
+        }),
+        [
+          {
+            rule: `self.all(k, ${QUALIFIED_NAME_CEL})`,
+            message:
+              'service.annotations keys must be qualified names: an optional DNS-subdomain prefix (at most 253 ' +
+              'characters) and "/", then at most 63 letters, digits, "-", "_" or ".", starting and ending alphanumeric',
+            holds: (self: Record<string, string>) => Object.keys(self).every(isQualifiedName),
+          },
+        ],
+      ),
     ),
   },
   { description: 'The client Service that publishes the database.', default: {} },
 );
 
 const IDENTIFIER = '^[a-z_][a-z0-9_]{0,62}$';
+const celList = (values: readonly string[]) => `[${values.map((v) => `'${v}'`).join(', ')}]`;
 
 export const BootstrapSchema = withRules(
   Type.Object(
     {
       database: Type.Optional(
-        Type.String({
-          pattern: IDENTIFIER,
-          default: 'app',
-          description: 'Name of the application database to create. Default: "app".',
-        }),
+        withRules(
+          Type.String({
+            pattern: IDENTIFIER,
+            default: 'app',
+            description: `Name of the application database to create, not ${RESERVED_DATABASE_NAMES.join(', ')}. Default: "app".`,
+          }),
+          [
+            {
+              rule: `!(self in ${celList(RESERVED_DATABASE_NAMES)})`,
+              message: `bootstrap.database may not be ${RESERVED_DATABASE_NAMES.join(', ')}: every cluster has them (template1 is copied into each new database, postgres is the maintenance database)`,
+              holds: (self: string) => !(RESERVED_DATABASE_NAMES as readonly string[]).includes(self),
+            },
+          ],
+        ),
       ),
       owner: Type.Optional(
-        Type.String({
-          pattern: IDENTIFIER,
-          default: 'app',
-          description: 'Role that owns the database; applications log in as it. Default: "app".',
-        }),
+        withRules(
+          Type.String({
+            pattern: IDENTIFIER,
+            default: 'app',
+            description: `Role that owns the database; applications log in as it. Not ${RESERVED_ROLE_PREFIX}*, ${RESERVED_ROLE_NAMES.join(', ')}. Default: "app".`,
+          }),
+          [
+            {
+              rule: `!self.startsWith('${RESERVED_ROLE_PREFIX}') && !(self in ${celList(RESERVED_ROLE_NAMES)})`,
+              message: `bootstrap.owner may not be ${RESERVED_ROLE_PREFIX}*, public or none (PostgreSQL reserves them) nor postgres (the superuser, which the application's role must not be)`,
+              holds: (self: string) => !isReservedRoleName(self),
+            },
+          ],
+        ),
       ),
       credentialsSecret: Type.Optional(
         Type.Object(
@@ -271,9 +376,6 @@ export const BootstrapSchema = withRules(
   ],
 );
 
-/** Cron macros and five-field expressions (`minute hour day-of-month month day-of-week`). */
-export const CRON_PATTERN =
-  '^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|([^\\s]+\\s+){4}[^\\s]+)$';
 /** Durations for retention: a number of days, hours or minutes, e.g. "30d", "12h". */
 export const DURATION_PATTERN = '^[0-9]+(d|h|m)$';
 
@@ -281,19 +383,39 @@ export const BackupSchema = withRules(
   Type.Object(
     {
       schedule: Type.Optional(
-        Type.String({
-          pattern: CRON_PATTERN,
-          maxLength: 128,
-          description:
-            'Cron schedule for backups, e.g. "0 3 * * *" or "@daily". Default: no scheduled backups.',
-        }),
+        withRules(
+          Type.String({
+            pattern: CRON_PATTERN,
+            maxLength: 128,
+            description:
+              'Cron schedule for backups: five fields separated by single spaces (minute hour day-of-month month ' +
+              'day-of-week; *, values, ranges a-b, steps */n and a-b/n, lists; JAN-DEC and SUN-SAT names) or a ' +
+              'macro (@yearly, @monthly, @weekly, @daily, @hourly), e.g. "0 3 * * *". Default: no scheduled backups.',
+          }),
+          CRON_FIELDS.map((field, index) => ({
+            rule: cronFieldRule(field, index),
+            message: cronFieldMessage(field),
+            holds: (self: string) => cronFieldHolds(field, index, self),
+          })),
+        ),
       ),
       timezone: Type.Optional(
-        Type.String({
-          pattern: '^[A-Za-z_]+(/[A-Za-z0-9_+-]+)*$',
-          maxLength: 64,
-          description: 'IANA time zone of the schedule, e.g. "Asia/Seoul". Default: UTC.',
-        }),
+        withRules(
+          Type.String({
+            pattern: '^[A-Za-z_][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+)*$',
+            maxLength: 64,
+            description:
+              'IANA time zone of the schedule, spelled as in the time zone database, e.g. "Asia/Seoul". Default: UTC.',
+          }),
+          [
+            {
+              rule: TIME_ZONE_CEL,
+              message:
+                'backup.timezone must be an IANA time zone spelled as in the time zone database, e.g. "Asia/Seoul" or "UTC"',
+              holds: isSchedulerTimeZone,
+            },
+          ],
+        ),
       ),
       suspend: Type.Optional(
         Type.Boolean({ default: false, description: 'Pause scheduled backups. Default: false.' }),
@@ -341,7 +463,15 @@ export const BackupSchema = withRules(
               claimName: Type.Optional(
                 ObjectName({ description: 'An existing PVC in the same namespace to write to.' }),
               ),
-              size: Type.Optional(Quantity({ description: 'Size of the backup PVC the operator creates.' })),
+              size: Type.Optional(
+                withRules(Quantity({ description: 'Size of the backup PVC the operator creates.' }), [
+                  {
+                    rule: "quantity(self).isGreaterThan(quantity('0'))",
+                    message: 'backup.volume.size must be greater than zero, e.g. "20Gi"',
+                    holds: (self: string) => compareQuantities(self, '0') > 0,
+                  },
+                ]),
+              ),
               storageClassName: Type.Optional(ObjectName({ description: 'StorageClass of that PVC.' })),
             },
             {
@@ -408,7 +538,10 @@ export const SampleDbSpecSchema = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 512,
-        description: `Container image override. Default: ${DEFAULT_IMAGE_REPOSITORY}:<version>.`,
+        pattern: IMAGE_REFERENCE_PATTERN,
+        description:
+          'Container image override: repository[:tag][@digest], lower-case, e.g. ' +
+          `"registry.example.com/postgres:16.4". Default: ${DEFAULT_IMAGE_REPOSITORY}:<version>.`,
       }),
     ),
     storage: StorageSchema,
@@ -439,7 +572,7 @@ export const SampleDbStatusSchema = Type.Object(
     ),
     conditions: Type.Optional(
       ConditionList(
-        'Ready, Provisioned, Initialized, BackupReady, ...: detailed state with reasons and messages.',
+        'Ready, Provisioned, Initialized, Configured, BackupScheduled, ...: detailed state with reasons and messages.',
       ),
     ),
     observedGeneration: Type.Optional(

@@ -1,3 +1,4 @@
+import { auditArgs } from './audit.ts';
 import { mergeFlags } from './flags.ts';
 import type { AdminHttpsClient } from './https.ts';
 import type { Pki } from './pki.ts';
@@ -17,6 +18,8 @@ export interface ApiserverOptions {
    * kube-controller-manager nothing creates it, so (like envtest) it is disabled then.
    */
   readonly serviceAccountAdmission: boolean;
+  /** Write an audit log: the policy file (see audit.ts) and the JSON log file. */
+  readonly audit?: { readonly policyFile: string; readonly logFile: string };
   readonly extraArgs?: readonly string[];
   readonly log?: LogSink;
 }
@@ -42,6 +45,7 @@ export function apiserverArgs(options: ApiserverOptions): string[] {
       `--service-account-signing-key-file=${pki.serviceAccountKey}`,
       '--allow-privileged=true',
       '--profiling=false',
+      ...(options.audit ? auditArgs(options.audit.policyFile, options.audit.logFile) : []),
     ],
     options.extraArgs ?? [],
   );

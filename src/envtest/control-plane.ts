@@ -1,8 +1,9 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { Apiserver } from './apiserver.ts';
+import { METADATA_AUDIT_POLICY } from './audit.ts';
 import {
   type BinaryPaths,
   baseBinaries,
@@ -11,9 +12,14 @@ import {
   workloadBinaries,
 } from './binaries.ts';
 import { trackDirectory, untrackDirectory } from './cleanup.ts';
-import { realNodeControllers, startControllerManager, workloadControllers } from './controllers.ts';
+import {
+  clientRateArgs,
+  realNodeControllers,
+  startControllerManager,
+  workloadControllers,
+} from './controllers.ts';
 import { Etcd } from './etcd.ts';
-import { adminHttpsClient } from './https.ts';
+import { type AdminHttpsClient, adminHttpsClient } from './https.ts';
 import { writeAdminKubeconfig } from './kubeconfig.ts';
 import { type KubectlResult, runKubectl } from './kubectl.ts';
 import { createFakeNodes, type KwokSelectorRequirement, startKwok } from './kwok.ts';
@@ -22,6 +28,7 @@ import { freePorts } from './ports.ts';
 import type { LogSink, ManagedProcess } from './process.ts';
 import { SERVICE_CIDR } from './real-node/network.ts';
 import { RealNode, type RealNodeOptions } from './real-node/node.ts';
+import { parseRequestCounts, type RequestSeries } from './request-metrics.ts';
 import { startScheduler } from './scheduler.ts';
 import { VolumeBinder } from './volume-binder.ts';
 import { pollUntil } from './wait.ts';
@@ -37,6 +44,8 @@ export interface ControlPlaneOptions {
   readonly node?: 'kwok' | 'real';
   /** Options of the real node (`node: 'real'`). */
   readonly realNode?: RealNodeOptions;
+  /** Audit every request at Metadata level into `<dataDir>/audit.log` ({@link ControlPlane.auditLogPath}). */
+  readonly auditLog?: boolean;
   /** Extra kube-apiserver flags; `--name=value` replaces the default of the same name. */
   readonly apiserverArgs?: readonly string[];
   readonly etcdArgs?: readonly string[];
@@ -71,6 +80,7 @@ interface Parts {
   readonly binaries: Partial<BinaryPaths>;
   etcd?: Etcd;
   apiserver?: Apiserver;
+  https?: AdminHttpsClient;
   readonly workloads: ManagedProcess[];
   binder?: VolumeBinder;
   node?: RealNode;
@@ -85,11 +95,14 @@ export class ControlPlane {
   readonly kubeconfigPath: string;
   readonly server: string;
   readonly binDir: string;
+  /** The apiserver's audit log (`auditLog: true`), read with readAuditLog(). */
+  readonly auditLogPath: string | undefined;
   readonly #parts: Parts;
   #stopping: Promise<void> | undefined;
 
-  private constructor(parts: Parts, kubeconfigPath: string, server: string) {
+  private constructor(parts: Parts, kubeconfigPath: string, server: string, auditLogPath?: string) {
     this.#parts = parts;
+    this.auditLogPath = auditLogPath;
     this.kubeconfigPath = kubeconfigPath;
     this.server = server;
     this.binDir = dirname(parts.binaries['kube-apiserver']!);
@@ -126,11 +139,23 @@ export class ControlPlane {
     parts.node = node;
     // On a real node pods reach the apiserver (the `kubernetes` Service) at the bridge address, so it listens there.
     const address = node?.address ?? '127.0.0.1';
-    const plane = new ControlPlane(parts, kubeconfigPath, `https://${address}:${apiserverPort}`);
+    const audit = options.auditLog
+      ? { policyFile: join(workDir, 'audit-policy.json'), logFile: join(workDir, 'audit.log') }
+      : undefined;
+    const plane = new ControlPlane(
+      parts,
+      kubeconfigPath,
+      `https://${address}:${apiserverPort}`,
+      audit?.logFile,
+    );
     // Tracked before awaiting, so a failure elsewhere still lets stop() find a started etcd.
     let starting: Promise<unknown>[] = [];
     try {
-      await Promise.all([mkdir(join(workDir, 'pki'), { recursive: true }), mkdir(join(workDir, 'etcd'))]);
+      await Promise.all([
+        mkdir(join(workDir, 'pki'), { recursive: true }),
+        mkdir(join(workDir, 'etcd')),
+        audit ? writeFile(audit.policyFile, JSON.stringify(METADATA_AUDIT_POLICY)) : undefined,
+      ]);
       const pkiReady = generatePki(join(workDir, 'pki'), kubernetesServiceIp, node ? [node.address] : []);
       const etcdReady = Etcd.start({
         binary: binaries.etcd!,
@@ -145,6 +170,7 @@ export class ControlPlane {
       });
       starting = [pkiReady, etcdReady];
       const [pki, etcd] = await Promise.all([pkiReady, etcdReady]);
+      parts.https = await adminHttpsClient(pki);
       parts.apiserver = new Apiserver(
         {
           binary: binaries['kube-apiserver']!,
@@ -154,10 +180,11 @@ export class ControlPlane {
           pki,
           serviceClusterIpRange,
           serviceAccountAdmission: workloads,
+          ...(audit ? { audit } : {}),
           extraArgs: [...(node ? kubeletClientArgs(pki) : []), ...(options.apiserverArgs ?? [])],
           log: options.log,
         },
-        await adminHttpsClient(pki),
+        parts.https,
       );
       await Promise.all([parts.apiserver.start(), writeAdminKubeconfig(kubeconfigPath, plane.server, pki)]);
       if (workloads) await plane.#startWorkloads(pki, options);
@@ -181,7 +208,12 @@ export class ControlPlane {
         ...(node ? { controllers: [...workloadControllers, ...realNodeControllers] } : {}),
         log: options.log,
       }),
-      startScheduler({ binary: binaries['kube-scheduler']!, kubeconfig, log: options.log }),
+      startScheduler({
+        binary: binaries['kube-scheduler']!,
+        kubeconfig,
+        extraArgs: clientRateArgs,
+        log: options.log,
+      }),
     );
     if (!node) {
       workloads.push(
@@ -259,6 +291,18 @@ export class ControlPlane {
     const etcd = this.#parts.etcd;
     if (!etcd) throw new Error('control plane is not running');
     await etcd.compact();
+  }
+
+  /**
+   * The apiserver's request counter (apiserver_request_total from /metrics, as admin): every client's requests,
+   * by verb, resource and code. Compare two readings with requestDelta().
+   */
+  async requestCounts(): Promise<RequestSeries[]> {
+    const https = this.#parts.https;
+    if (!https || this.#stopping) throw new Error('control plane is not running');
+    const { status, body } = await https.get(`${this.server}/metrics`, 10_000);
+    if (status !== 200) throw new Error(`GET /metrics: HTTP ${status}`);
+    return parseRequestCounts(body);
   }
 
   /** Stops every process (workloads first, etcd last) and removes the temp dir. Safe to call twice. */

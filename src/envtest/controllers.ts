@@ -31,6 +31,12 @@ export const workloadControllers = [
 /** With a real node: kubelet registers it tainted not-ready, and this controller lifts the taint once it is Ready. */
 export const realNodeControllers = ['node-lifecycle-controller'] as const;
 
+/**
+ * Client rate limits for kube-controller-manager and kube-scheduler (flags both accept; the scheduler's are
+ * deprecated in favour of its config file, which the harness does not write).
+ */
+export const clientRateArgs = ['--kube-api-qps=500', '--kube-api-burst=1000'] as const;
+
 export interface ControllerManagerOptions {
   readonly binary: string;
   /** Default: workloadControllers. */
@@ -54,6 +60,9 @@ export function startControllerManager(options: ControllerManagerOptions): Manag
       // Nothing scrapes it; not serving avoids a port and delegated-authn lookups at start-up.
       '--secure-port=0',
       '--profiling=false',
+      // client-go's default of 20 requests/s (burst 30) makes 500 StatefulSets take minutes to get their pods
+      // and claims; the apiserver is local and has room for more.
+      ...clientRateArgs,
     ],
     options.extraArgs ?? [],
   );

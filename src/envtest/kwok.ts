@@ -81,6 +81,13 @@ export async function startKwok(options: KwokOptions): Promise<ManagedProcess> {
   return new ManagedProcess('kwok', options.binary, args, options.log);
 }
 
+/**
+ * What one fake node offers. kubelet's default of 110 pods (and a real machine's CPU and memory) would stop a scale
+ * test at 110 pods ("Too many pods"); kwok runs nothing, so the node claims room for thousands of pods whose
+ * requests add up (e.g. 2,000 pods requesting 250m CPU and 512Mi each: 500 CPU, 1000Gi).
+ */
+export const fakeNodeCapacity = { cpu: '2k', memory: '8Ti', pods: '5000' } as const;
+
 export function fakeNode(name: string): V1Node {
   return {
     apiVersion: 'v1',
@@ -101,8 +108,8 @@ export function fakeNode(name: string): V1Node {
     // No taint: workloads under test schedule here without tolerations, as on a plain cluster.
     spec: {},
     status: {
-      allocatable: { cpu: '32', memory: '256Gi', pods: '110' },
-      capacity: { cpu: '32', memory: '256Gi', pods: '110' },
+      allocatable: { ...fakeNodeCapacity },
+      capacity: { ...fakeNodeCapacity },
     },
   };
 }

@@ -12,6 +12,11 @@ import {
   type V1StorageClass,
 } from '@kubernetes/client-node';
 import { parseQuantity } from '../api/quantity.ts';
+import { InformerCache } from '../runtime/cache.ts';
+import { KubeHttp } from '../runtime/http.ts';
+import { PERSISTENT_VOLUME_CLAIMS, PERSISTENT_VOLUMES, STORAGE_CLASSES } from '../runtime/kinds.ts';
+import type { KubeObject } from '../runtime/resource.ts';
+import type { Store } from '../runtime/store.ts';
 
 export const defaultStorageClassName = 'standard';
 export const fakeProvisioner = 'envtest.local/hostpath';
@@ -80,27 +85,51 @@ function isConflictOrExists(error: unknown): boolean {
  * grows, and deletes released volumes. With the default backend a hostPath volume is only a record: kwok mounts
  * nothing.
  *
- * It polls instead of watching: a handful of lists per second is negligible for a test cluster, and polling
- * survives apiserver restarts and pauses without reconnection logic.
+ * Driven by watches of claims, volumes and StorageClasses (the runtime's reflector: it resumes, relists on 410 and
+ * restarts stalled watches, so apiserver restarts and pauses need nothing here). Every change schedules one pass
+ * over the cached objects; passes never overlap and changes during a pass coalesce into one more. Idle, it makes no
+ * request (the watches stay open); a failed pass is retried after a second, which is the only timer.
  */
 export class VolumeBinder {
   readonly #core: CoreV1Api;
   readonly #storage: StorageV1Api;
-  readonly #intervalMs: number;
+  readonly #http: KubeHttp;
+  readonly #cache: InformerCache;
+  readonly #claims: Store<KubeObject>;
+  readonly #volumes: Store<KubeObject>;
+  readonly #classes: Store<KubeObject>;
+  readonly #retryMs: number;
   readonly #onError: (error: unknown) => void;
   readonly #backend: VolumeBackend;
+  /** Volumes created whose watch event has not arrived yet: a pass in between must not create them again. */
+  readonly #created = new Set<string>();
   #running = false;
-  #loop: Promise<void> | undefined;
+  #pass: Promise<void> | undefined;
+  #again = false;
+  #retry: NodeJS.Timeout | undefined;
+  #passes = 0;
 
   constructor(
     kubeConfig: KubeConfig,
-    options: { intervalMs?: number; onError?: (error: unknown) => void; backend?: VolumeBackend } = {},
+    options: { retryMs?: number; onError?: (error: unknown) => void; backend?: VolumeBackend } = {},
   ) {
     this.#core = kubeConfig.makeApiClient(CoreV1Api);
     this.#storage = kubeConfig.makeApiClient(StorageV1Api);
-    this.#intervalMs = options.intervalMs ?? 200;
+    this.#http = new KubeHttp(kubeConfig, { userAgent: 'envtest-volume-binder' });
+    this.#cache = new InformerCache({ http: this.#http });
+    this.#claims = this.#cache.informerFor(PERSISTENT_VOLUME_CLAIMS).store;
+    this.#volumes = this.#cache.informerFor(PERSISTENT_VOLUMES).store;
+    this.#classes = this.#cache.informerFor(STORAGE_CLASSES).store;
+    for (const rt of [PERSISTENT_VOLUME_CLAIMS, PERSISTENT_VOLUMES, STORAGE_CLASSES])
+      this.#cache.informerFor(rt).onChange(() => this.#schedule());
+    this.#retryMs = options.retryMs ?? 1000;
     this.#onError = options.onError ?? (() => {});
     this.#backend = options.backend ?? hostPathRecords;
+  }
+
+  /** Passes run so far (each one reads only the caches): lets a test see that the binder stayed idle. */
+  get passes(): number {
+    return this.#passes;
   }
 
   async installDefaultStorageClass(): Promise<void> {
@@ -114,49 +143,70 @@ export class VolumeBinder {
   start(): void {
     if (this.#running) return;
     this.#running = true;
-    this.#loop = (async () => {
-      while (this.#running) {
-        try {
-          await this.reconcileOnce();
-        } catch (error) {
-          if (this.#running) this.#onError(error);
-        }
-        await sleep(this.#intervalMs);
-      }
-    })();
+    this.#cache.start();
+    // The first pass waits for all three caches: before that, a missing volume may only be not listed yet.
+    void this.#cache.waitForSync().then((synced) => {
+      if (synced) this.#schedule();
+    });
   }
 
   async stop(): Promise<void> {
     this.#running = false;
+    clearTimeout(this.#retry);
+    await this.#cache.stop();
     // A request hung on a paused or killed apiserver must not hold up shutdown.
-    await Promise.race([this.#loop, sleep(1000)]);
+    await Promise.race([this.#pass, sleep(1000)]);
+    await this.#http.close();
   }
 
+  #schedule(): void {
+    if (!this.#running || !this.#cache.synced) return;
+    if (this.#pass) {
+      this.#again = true;
+      return;
+    }
+    this.#pass = (async () => {
+      do {
+        this.#again = false;
+        try {
+          await this.reconcileOnce();
+        } catch (error) {
+          if (!this.#running) return;
+          this.#onError(error);
+          clearTimeout(this.#retry);
+          this.#retry = setTimeout(() => this.#schedule(), this.#retryMs);
+          this.#retry.unref();
+        }
+      } while (this.#again && this.#running);
+    })().finally(() => {
+      this.#pass = undefined;
+    });
+  }
+
+  /** One pass over the cached claims and volumes: provision, grow, delete what needs it. */
   async reconcileOnce(): Promise<void> {
-    const [classes, claims, volumes] = await Promise.all([
-      this.#storage.listStorageClass(),
-      this.#core.listPersistentVolumeClaimForAllNamespaces(),
-      this.#core.listPersistentVolume(),
-    ]);
-    const ours = new Map(
-      classes.items
-        .filter((sc) => sc.provisioner === this.#backend.provisioner && sc.metadata?.name)
-        .map((sc) => [sc.metadata!.name!, sc]),
-    );
-    const volumesByName = new Map(volumes.items.map((pv) => [pv.metadata?.name ?? '', pv]));
-    for (const claim of claims.items) {
+    this.#passes++;
+    const ours = new Map<string, V1StorageClass>();
+    for (const sc of this.#classes.list() as V1StorageClass[])
+      if (sc.provisioner === this.#backend.provisioner && sc.metadata?.name) ours.set(sc.metadata.name, sc);
+    for (const name of this.#created) if (this.#volumes.get(name)) this.#created.delete(name);
+    for (const claim of this.#claims.list() as V1PersistentVolumeClaim[]) {
       const storageClass = ours.get(claim.spec?.storageClassName ?? '');
       if (!storageClass || claim.metadata?.deletionTimestamp) continue;
       const volumeName = claim.spec?.volumeName || volumeNameFor(claim);
-      const volume = volumesByName.get(volumeName);
+      const volume = this.#volumes.get(volumeName) as V1PersistentVolume | undefined;
       if (!volume) {
-        if (!claim.spec?.volumeName && this.#shouldProvision(claim, storageClass))
+        if (
+          !claim.spec?.volumeName &&
+          !this.#created.has(volumeName) &&
+          this.#shouldProvision(claim, storageClass)
+        )
           await this.#provision(claim, storageClass);
       } else if (volume.metadata?.annotations?.[provisionedByAnnotation] === this.#backend.provisioner) {
         await this.#resize(claim, volume);
       }
     }
-    for (const volume of volumes.items) {
+    for (const volume of this.#volumes.list() as V1PersistentVolume[]) {
       if (
         volume.status?.phase === 'Released' &&
         volume.metadata?.annotations?.[provisionedByAnnotation] === this.#backend.provisioner &&
@@ -204,6 +254,7 @@ export class VolumeBinder {
     } catch (error) {
       if (!isConflictOrExists(error)) throw error;
     }
+    this.#created.add(name);
   }
 
   async #resize(claim: V1PersistentVolumeClaim, volume: V1PersistentVolume): Promise<void> {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { applyNeed } from './apply-skip.ts';
 import type { InformerCache } from './cache.ts';
 import { ApiError, type DeleteOptions, type KubeHttp, type PatchType } from './http.ts';
 import { EVENTS } from './kinds.ts';
@@ -76,12 +77,17 @@ export class Client {
     return this.#cache?.storeFor<Stored<T>>(rt)?.list() ?? [];
   }
 
-  /** Server-side apply of the fields we own; `force` takes over fields another manager set. */
+  /**
+   * Server-side apply of the fields we own; `force` takes over fields another manager set. Not sent when the cache
+   * shows it would change nothing (apply-skip.ts): the cached object is returned.
+   */
   async apply<T extends Writable>(
     rt: ResourceType<T>,
     obj: T,
     opts: { force?: boolean } = {},
   ): Promise<Stored<T>> {
+    const unchanged = this.#alreadyApplied(rt, obj, '');
+    if (unchanged) return unchanged;
     const written = await this.#http.apply<Stored<T>>(rt, wire(obj), {
       fieldManager: this.fieldManager,
       force: opts.force ?? true,
@@ -97,8 +103,13 @@ export class Client {
     return this.#remember(rt, written);
   }
 
-  /** Server-side apply to the status subresource (`obj` holds the identity and the status). */
+  /**
+   * Server-side apply to the status subresource (`obj` holds the identity and the status); skipped, like apply(),
+   * when it would change nothing.
+   */
   async applyStatus<T extends Writable>(rt: ResourceType<T>, obj: Partial<T> & Writable): Promise<Stored<T>> {
+    const unchanged = this.#alreadyApplied(rt, obj, 'status');
+    if (unchanged) return unchanged;
     const written = await this.#http.apply<Stored<T>>(rt, wire(obj), {
       fieldManager: this.fieldManager,
       force: true,
@@ -259,6 +270,17 @@ export class Client {
         throw new ConflictError(err.message);
       throw err;
     }
+  }
+
+  /** The cached object when applying `obj` would change nothing in it (write-skipping, ADR 0007). */
+  #alreadyApplied<T extends Writable>(
+    rt: ResourceType<T>,
+    obj: Writable,
+    subresource: string,
+  ): Stored<T> | undefined {
+    const desired = wire(obj);
+    const cached = this.#cache?.storeFor<Stored<T>>(rt)?.get(refOf(desired));
+    return applyNeed(desired, cached, this.fieldManager, subresource) === undefined ? cached : undefined;
   }
 
   #remember<T extends KubeObject>(rt: ResourceType, written: T): T {

@@ -1,3 +1,4 @@
+import { keepApplyEntries } from './apply-skip.ts';
 import { compareResourceVersions, type KubeObject, keyOf, type ObjectRef, objectKey } from './resource.ts';
 
 /** Maps an object to the index values it is filed under. */
@@ -5,7 +6,11 @@ export type IndexFn<T> = (obj: T) => readonly string[];
 
 export interface StoreOptions<T extends KubeObject> {
   indexers?: Record<string, IndexFn<T>>;
-  /** Drop metadata.managedFields (often the largest part of an object) before caching. Default true. */
+  /**
+   * Trim metadata.managedFields (often the largest part of an object) before caching: only server-side apply
+   * entries are kept, without their timestamps, because the client's write-skipping reads its own (apply-skip.ts,
+   * ADR 0007); the Update entries other controllers leave are dropped. Default true; false keeps them all.
+   */
   dropManagedFields?: boolean;
   /** Further trimming of cached objects, e.g. dropping fields the controller never reads. */
   transform?: (obj: T) => T;
@@ -151,8 +156,9 @@ export class Store<T extends KubeObject> {
   #trim(obj: T): T {
     let out = obj;
     if (this.#dropManagedFields && out.metadata.managedFields) {
-      const { managedFields: _dropped, ...metadata } = out.metadata;
-      out = { ...out, metadata };
+      const { managedFields, ...metadata } = out.metadata;
+      const kept = keepApplyEntries(managedFields);
+      out = { ...out, metadata: kept.length > 0 ? { ...metadata, managedFields: kept } : metadata };
     }
     return this.#transform ? this.#transform(out) : out;
   }

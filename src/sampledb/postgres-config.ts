@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import {
+  PARAMETER_NAME_PATTERN,
   POSTGRES_PORT,
   parseQuantity,
   RESERVED_PARAMETERS,
@@ -70,7 +71,7 @@ export interface PostgresConfig {
 
 const isControlCharacter = (c: string) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f;
 
-const PARAMETER_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/;
+const PARAMETER_NAME = new RegExp(PARAMETER_NAME_PATTERN);
 
 function checkParameter(name: string, value: string): string | undefined {
   if ((RESERVED_PARAMETERS as readonly string[]).includes(name)) return 'managed by the operator';

@@ -16,6 +16,247 @@ export interface InvalidCreate {
 
 const spec = (patch: Record<string, unknown>) => ({ ...VALID_SPEC, ...patch });
 
+/**
+ * One field's values that must be accepted and refused, held against the TypeScript validator (unit tests) and the
+ * CRD on a real apiserver (integration tests): one table, so a CEL rule and its twin cannot drift apart unseen.
+ */
+export interface FieldCases {
+  readonly label: string;
+  /** The field the error must name, as the apiserver prints it. */
+  readonly field: string;
+  readonly spec: (value: string) => Record<string, unknown>;
+  readonly accept: readonly string[];
+  /** Value → the layer that refuses it. */
+  readonly refuse: Readonly<Record<string, 'schema' | 'cel'>>;
+}
+
+const HEX64 = 'a'.repeat(64);
+
+export const FIELD_CASES: readonly FieldCases[] = [
+  {
+    label: 'backup schedule',
+    field: 'spec.backup.schedule',
+    spec: (schedule) => spec({ backup: { schedule } }),
+    accept: [
+      '0 3 * * *',
+      '@daily',
+      '@hourly',
+      '*/15 * * * *',
+      '0 0 1-31/2 * *',
+      '0 3 * JAN-MAR MON-FRI',
+      '0 3 * jan,Jul sun',
+      '5 4 * * SAT-SUN',
+      '0 0 * * 0-7',
+      '0 0 * * 7',
+      '05 03 * * *',
+      '1,2,3-5,*/10 * * * *',
+      '0 */23 * * *',
+      '0-0 * * * *',
+    ],
+    refuse: {
+      '60 * * * *': 'cel',
+      '* 24 * * *': 'cel',
+      '* * 0 * *': 'cel',
+      '* * 32 * *': 'cel',
+      '* * * 13 *': 'cel',
+      '* * * 0 *': 'cel',
+      '* * * * 8': 'cel',
+      '5-1 * * * *': 'cel',
+      '*/0 * * * *': 'cel',
+      '0/15 * * * *': 'cel',
+      '* * * DEC-JAN *': 'cel',
+      '* * * * SAT-0': 'cel',
+      '* * ? * *': 'cel',
+      '* * L * *': 'cel',
+      '* * * * 5#2': 'cel',
+      '*/60 * * * *': 'cel',
+      '1,,2 * * * *': 'cel',
+      '* * * JANUARY *': 'cel',
+      'every day': 'schema',
+      '0 3 * *': 'schema',
+      '0 3 * * * *': 'schema',
+      '0  3 * * *': 'schema',
+      '@reboot': 'schema',
+      '@DAILY': 'schema',
+    },
+  },
+  {
+    label: 'backup timezone',
+    field: 'spec.backup.timezone',
+    spec: (timezone) => spec({ backup: { schedule: '@daily', timezone } }),
+    accept: [
+      'Asia/Seoul',
+      'UTC',
+      'Etc/UTC',
+      'America/Argentina/Buenos_Aires',
+      'Etc/GMT+5',
+      'US/Pacific',
+      'EST5EDT',
+    ],
+    refuse: {
+      'Asia/Seul': 'cel',
+      'asia/seoul': 'cel',
+      utc: 'cel',
+      Local: 'cel',
+      Factory: 'cel',
+      'posix/Asia/Seoul': 'cel',
+      'Mars/Olympus_Mons': 'cel',
+      '+05:00': 'schema',
+      'Asia/Seoul ': 'schema',
+    },
+  },
+  {
+    label: 'image',
+    field: 'spec.image',
+    spec: (image) => spec({ image }),
+    accept: [
+      'postgres:16',
+      'docker.io/library/postgres:16.4',
+      'registry.example.com:5000/mirror/postgres:16-alpine',
+      `postgres@sha256:${HEX64}`,
+      `ghcr.io/org/pg:16@sha256:${HEX64}`,
+      'localhost/postgres',
+    ],
+    refuse: {
+      'Postgres:16': 'schema',
+      'postgres:': 'schema',
+      'postgres:16 ': 'schema',
+      'https://docker.io/postgres': 'schema',
+      'postgres@sha256:abc': 'schema',
+      'postgres::16': 'schema',
+      '-postgres': 'schema',
+    },
+  },
+  {
+    label: 'storage size',
+    field: 'spec.storage.size',
+    spec: (size) => spec({ storage: { size } }),
+    accept: ['128Mi', '1Gi', '0.5Gi', '134217728'],
+    refuse: { '0': 'cel', '-1Gi': 'cel', '127Mi': 'cel', '100M': 'cel', 'ten gigs': 'schema' },
+  },
+  {
+    label: 'memory limit',
+    field: 'spec.resources.limits.memory',
+    spec: (memory) => spec({ resources: { limits: { memory } } }),
+    accept: ['64Mi', '2Gi'],
+    refuse: { '63Mi': 'cel', '0': 'cel', '-1Gi': 'cel' },
+  },
+  {
+    label: 'cpu limit',
+    field: 'spec.resources.limits.cpu',
+    spec: (cpu) => spec({ resources: { limits: { cpu } } }),
+    accept: ['50m', '2'],
+    refuse: { '0': 'cel', '-1': 'cel' },
+  },
+  {
+    label: 'cpu request',
+    field: 'spec.resources.requests.cpu',
+    spec: (cpu) => spec({ resources: { requests: { cpu } } }),
+    accept: ['0', '250m'],
+    refuse: { '-100m': 'cel' },
+  },
+  {
+    label: 'memory request',
+    field: 'spec.resources.requests.memory',
+    spec: (memory) => spec({ resources: { requests: { memory } } }),
+    accept: ['0', '32Mi'],
+    refuse: { '-1Mi': 'cel' },
+  },
+  {
+    label: 'backup volume size',
+    field: 'spec.backup.volume.size',
+    spec: (size) => spec({ backup: { volume: { size } } }),
+    accept: ['1Gi'],
+    refuse: { '0': 'cel', '-5Gi': 'cel' },
+  },
+  {
+    label: 'postgresql parameter name',
+    field: 'spec.postgresql.parameters',
+    spec: (name) => spec({ postgresql: { parameters: { [name]: '1' } } }),
+    accept: ['work_mem', 'pg_stat_statements.max', '_private', 'auto_explain.log_min_duration'],
+    refuse: {
+      'work mem': 'cel',
+      'a..b': 'cel',
+      'a.b.c': 'cel',
+      'a.': 'cel',
+      '.a': 'cel',
+      '1abc': 'cel',
+      'a-b': 'cel',
+      port: 'cel',
+    },
+  },
+  {
+    label: 'postgresql parameter value',
+    field: 'spec.postgresql.parameters',
+    spec: (value) => spec({ postgresql: { parameters: { work_mem: value } } }),
+    accept: ['4MB', "it's", 'a\\b', 'ünïcode'],
+    refuse: { "4MB'\nlisten_addresses = '*": 'cel', 'tab\there': 'cel', 'del\x7f': 'cel' },
+  },
+  {
+    label: 'service annotation key',
+    field: 'spec.service.annotations',
+    spec: (key) => spec({ service: { annotations: { [key]: 'x' } } }),
+    accept: [
+      'example.com/key',
+      'service.beta.kubernetes.io/aws-load-balancer-type',
+      'simple',
+      'a_b.c-d',
+      'x'.repeat(63),
+      `${'a'.repeat(253)}/b`,
+    ],
+    refuse: {
+      'has space': 'cel',
+      '-start': 'cel',
+      'end-': 'cel',
+      'a/b/c': 'cel',
+      'Example.com/key': 'cel',
+      '/name': 'cel',
+      'prefix/': 'cel',
+      [`${'x'.repeat(64)}`]: 'cel',
+      [`${'a'.repeat(254)}/b`]: 'cel',
+    },
+  },
+  {
+    label: 'database owner',
+    field: 'spec.bootstrap.owner',
+    spec: (owner) => spec({ bootstrap: { owner } }),
+    accept: ['app', 'orders_owner', '_x'],
+    refuse: {
+      pg_app: 'cel',
+      public: 'cel',
+      none: 'cel',
+      postgres: 'cel',
+      App: 'schema',
+      'drop table': 'schema',
+    },
+  },
+  {
+    label: 'database name',
+    field: 'spec.bootstrap.database',
+    spec: (database) => spec({ bootstrap: { database } }),
+    accept: ['app', 'pg_app', 'orders'],
+    refuse: { postgres: 'cel', template0: 'cel', template1: 'cel' },
+  },
+];
+
+/** The accepted values of {@link FIELD_CASES} as whole SampleDB specs. */
+export const VALID_CREATES: ReadonlyArray<{ title: string; spec: Record<string, unknown> }> =
+  FIELD_CASES.flatMap((cases) =>
+    cases.accept.map((value) => ({
+      title: `${cases.label} ${JSON.stringify(value)}`,
+      spec: cases.spec(value),
+    })),
+  );
+
+const refusedCreates: InvalidCreate[] = FIELD_CASES.flatMap((cases) =>
+  Object.entries(cases.refuse).map(([value, layer]) => ({
+    title: `${cases.label} ${JSON.stringify(value)}`,
+    spec: cases.spec(value),
+    field: cases.field,
+    layer,
+  })),
+);
+
 export const INVALID_CREATES: readonly InvalidCreate[] = [
   { title: 'missing version', spec: { storage: { size: '1Gi' } }, field: 'spec.version', layer: 'schema' },
   { title: 'missing storage', spec: { version: '16' }, field: 'spec.storage', layer: 'schema' },
@@ -153,6 +394,7 @@ export const INVALID_CREATES: readonly InvalidCreate[] = [
     field: 'metadata.name',
     layer: 'cel',
   },
+  ...refusedCreates,
 ];
 
 export interface InvalidUpdate {
@@ -173,6 +415,12 @@ export const INVALID_UPDATES: readonly InvalidUpdate[] = [
     title: 'downgrading the major version',
     before: spec({ version: '16.4' }),
     after: spec({ version: '15' }),
+    field: 'spec.version',
+  },
+  {
+    title: 'raising the major version (no pg_upgrade yet)',
+    before: spec({ version: '15' }),
+    after: spec({ version: '16' }),
     field: 'spec.version',
   },
   {
@@ -207,7 +455,7 @@ export const VALID_UPDATES: ReadonlyArray<{
     after: spec({ storage: { size: '2Gi' } }),
   },
   { title: 'minor upgrade', before: spec({ version: '16' }), after: spec({ version: '16.4' }) },
-  { title: 'major upgrade', before: spec({ version: '15' }), after: spec({ version: '16' }) },
+  { title: 'minor downgrade', before: spec({ version: '16.4' }), after: spec({ version: '16.2' }) },
   {
     title: 'editing resources',
     before: spec({}),

@@ -13,6 +13,7 @@ import { installOperator } from './install.ts';
 const kubeconfigVariable = 'SAMPLEDB_E2E_KUBECONFIG';
 const binDirVariable = 'SAMPLEDB_E2E_BIN_DIR';
 const operatorImageVariable = 'SAMPLEDB_E2E_OPERATOR_IMAGE';
+const auditLogVariable = 'SAMPLEDB_E2E_AUDIT_LOG';
 /** Seconds to wait for another real node on this machine (one per machine) before giving up; default 0. */
 export const nodeWaitVariable = 'SAMPLEDB_REAL_NODE_WAIT';
 
@@ -42,6 +43,7 @@ export async function startE2eCluster(): Promise<{ plane: ControlPlane; cluster:
   const plane = await ControlPlane.start({
     node: 'real',
     realNode: { lockWaitMs: lockWaitMs() },
+    auditLog: true,
     log: nodeLog(),
   });
   try {
@@ -56,7 +58,8 @@ export async function startE2eCluster(): Promise<{ plane: ControlPlane; cluster:
   }
 }
 
-export function exportCluster(cluster: E2eCluster): void {
+export function exportCluster(cluster: E2eCluster, auditLogPath?: string): void {
+  if (auditLogPath) process.env[auditLogVariable] = auditLogPath;
   process.env[kubeconfigVariable] = cluster.kubeconfigPath;
   process.env[binDirVariable] = cluster.binDir;
   process.env[operatorImageVariable] = cluster.operatorImage;
@@ -71,6 +74,18 @@ export function nodeLog(): (line: string) => void {
 }
 
 let own: Promise<E2eCluster> | undefined;
+let ownAuditLog: Promise<string | undefined> | undefined;
+
+/**
+ * The apiserver's audit log (Metadata level) of the node the tests run on, and whether this file started that node
+ * itself (run alone: only its own requests are in it) rather than sharing the suite's. Call after e2eCluster().
+ */
+export async function e2eAuditLog(): Promise<{ path: string; ownNode: boolean } | undefined> {
+  const shared = process.env[auditLogVariable];
+  if (shared) return { path: shared, ownNode: false };
+  const path = await ownAuditLog;
+  return path ? { path, ownNode: true } : undefined;
+}
 
 /** Call at module top level, so the stop hook belongs to the file. */
 export function e2eCluster(): Promise<E2eCluster> {
@@ -81,6 +96,7 @@ export function e2eCluster(): Promise<E2eCluster> {
   if (!own) {
     const starting = startE2eCluster();
     after(async () => (await starting).plane.stop());
+    ownAuditLog = starting.then((s) => s.plane.auditLogPath);
     own = starting.then((s) => s.cluster);
   }
   return own;

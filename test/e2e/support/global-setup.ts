@@ -9,7 +9,7 @@ export async function globalSetup(): Promise<void> {
   const started = performance.now();
   const result = await startE2eCluster();
   plane = result.plane;
-  exportCluster(result.cluster);
+  exportCluster(result.cluster, plane.auditLogPath);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   process.stderr.write(
     `e2e: real node with the operator from dist/ ready in ${seconds}s at ${plane.server}\n`,

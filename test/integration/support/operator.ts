@@ -2,12 +2,15 @@
 // kubeconfig, stop it with SIGTERM (expecting exit 0) or SIGKILL it, and keep its JSON log lines for assertions and
 // for the failure message of a test.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 const nodeBinary = process.execPath;
+/** Where the synthesized RBAC grants the Lease (the constructs' default operator namespace). */
+const OPERATOR_NAMESPACE = 'sampledb-system';
 
 export interface OperatorOptions {
   kubeconfigPath: string;
@@ -46,7 +49,11 @@ export class OperatorProcess {
       env: {
         PATH: process.env.PATH ?? '/usr/bin:/bin',
         KUBECONFIG: options.kubeconfigPath,
-        LEADER_ELECTION: 'false',
+        // Leader election as deployed, so the tests run it under the synthesized Lease rules (a Role in the
+        // operator's namespace); a unique identity, as each pod has its own name.
+        LEADER_ELECTION: 'true',
+        POD_NAMESPACE: OPERATOR_NAMESPACE,
+        POD_NAME: `test-operator-${randomBytes(3).toString('hex')}`,
         LOG_LEVEL: 'debug',
         HEALTH_PORT: '0',
         METRICS_PORT: '0',

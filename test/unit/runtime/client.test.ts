@@ -55,6 +55,36 @@ describe('Client', () => {
     assert.equal(client.get(configMaps, { namespace: 'ns', name: 'x' })?.metadata.resourceVersion, '6');
   });
 
+  it('does not send an apply whose result the cache already holds (write-skipping), and sends a changed one', async () => {
+    const store = new Store<KubeObject>();
+    const desired = (value: string) => ({ ...cm(''), data: { key: value } });
+    const applied = (rv: string, value: string) => ({
+      ...desired(value),
+      metadata: {
+        ...cm(rv).metadata,
+        managedFields: [
+          {
+            manager: 'example-operator',
+            operation: 'Apply',
+            apiVersion: 'v1',
+            fieldsV1: { 'f:data': { 'f:key': {} } },
+          },
+        ],
+      },
+    });
+    let rv = 5;
+    const { http, calls } = fakeHttp((call) =>
+      applied(String(rv++), (call.args[1] as { data: { key: string } }).data.key),
+    );
+    const client = new Client({ http, fieldManager: 'example-operator', cache: cacheWith(store) });
+    await client.apply(configMaps, desired('a'));
+    const skipped = await client.apply(configMaps, desired('a'));
+    assert.equal(calls.length, 1, 'the second, identical apply is not sent');
+    assert.equal(skipped.metadata.resourceVersion, '5', 'it returns the cached object');
+    await client.apply(configMaps, desired('b'));
+    assert.equal(calls.length, 2, 'a changed value is sent');
+  });
+
   it('applies status through the status subresource', async () => {
     const { http, calls } = fakeHttp(() => cm('7'));
     await new Client({ http, fieldManager: 'example-operator' }).applyStatus(configMaps, cm(''));

@@ -1,0 +1,131 @@
+// Cron schedules, checked field by field from one table that yields both the CEL rules (admission) and their
+// TypeScript twin, so the apiserver refuses what the operator's scheduler (croner, 5-part mode) would refuse.
+//
+// The grammar is classic cron: per field `*`, a value, a range `a-b` (a ≤ b), a step `*/n` or `a-b/n`, and lists of
+// those; month and weekday names (any case); weekday 7 is Sunday. Deliberately not accepted, although croner reads
+// them: `?` (croner replaces it with the time the schedule is parsed, not "any"), `L`, `W` and `#` (not portable),
+// `a/n` (croner refuses it), runs of spaces or tabs between fields, and upper-case macros.
+
+export interface CronField {
+  readonly name: string;
+  readonly min: number;
+  readonly max: number;
+  /** `min`-`max`, one leading zero allowed on one-digit values ("05", as in crontab files). */
+  readonly values: string;
+  /** 1-`max`, the steps. */
+  readonly steps: string;
+  /** Names for the values from `min`, e.g. JAN = 1. */
+  readonly names?: readonly string[];
+  /** A range may end on this name meaning `max` (SUN-SAT, SAT-SUN: Sunday is both 0 and 7). */
+  readonly wrapName?: string;
+}
+
+export const CRON_FIELDS: readonly CronField[] = [
+  { name: 'minute', min: 0, max: 59, values: '[0-5]?[0-9]', steps: '0?[1-9]|[1-5][0-9]' },
+  { name: 'hour', min: 0, max: 23, values: '[01]?[0-9]|2[0-3]', steps: '0?[1-9]|1[0-9]|2[0-3]' },
+  {
+    name: 'day-of-month',
+    min: 1,
+    max: 31,
+    values: '0?[1-9]|[12][0-9]|3[01]',
+    steps: '0?[1-9]|[12][0-9]|3[01]',
+  },
+  {
+    name: 'month',
+    min: 1,
+    max: 12,
+    values: '0?[1-9]|1[0-2]',
+    steps: '0?[1-9]|1[0-2]',
+    names: ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'],
+  },
+  {
+    name: 'day-of-week',
+    min: 0,
+    max: 7,
+    values: '0?[0-7]',
+    steps: '0?[1-7]',
+    names: ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'],
+    wrapName: 'SUN',
+  },
+];
+
+export const CRON_MACROS = [
+  'yearly',
+  'annually',
+  'monthly',
+  'weekly',
+  'daily',
+  'midnight',
+  'hourly',
+] as const;
+
+/** The shape: a macro, or five fields separated by single spaces. The fields' contents are checked by CEL. */
+export const CRON_PATTERN = `^(@(${CRON_MACROS.join('|')})|[^\\s]+ [^\\s]+ [^\\s]+ [^\\s]+ [^\\s]+)$`;
+
+// Names in any case without a regex flag, which CEL (RE2) and JavaScript spell differently.
+const anyCase = (name: string) => [...name].map((c) => `[${c.toUpperCase()}${c.toLowerCase()}]`).join('');
+
+/** The regular expression one field must match (before the range-order check); no backslashes, so CEL can quote it. */
+export function cronFieldPattern(field: CronField): string {
+  const value = `(${[field.values, ...(field.names ?? []).map(anyCase)].join('|')})`;
+  const step = `/(${field.steps})`;
+  const item = `([*](${step})?|${value}(-${value}(${step})?)?)`;
+  return `^${item}(,${item})*$`;
+}
+
+const nameValues = (field: CronField) =>
+  Object.fromEntries((field.names ?? []).map((name, i) => [name, field.min + i]));
+
+function fieldValue(field: CronField, text: string, isEnd: boolean): number {
+  const upper = text.toUpperCase();
+  if (isEnd && upper === field.wrapName) return field.max;
+  return nameValues(field)[upper] ?? Number.parseInt(text, 10);
+}
+
+/** TypeScript twin of the CEL rule for `field` (index `index`) over a whole schedule. */
+export function cronFieldHolds(field: CronField, index: number, schedule: string): boolean {
+  if (schedule.startsWith('@')) return true;
+  const parts = schedule.split(' ');
+  if (parts.length !== CRON_FIELDS.length) return true; // the pattern reports the shape
+  const text = parts[index] ?? '';
+  if (!new RegExp(cronFieldPattern(field)).test(text)) return false;
+  return text.split(',').every((item) => {
+    const span = item.split('/')[0] ?? '';
+    if (!span.includes('-')) return true;
+    const [low = '', high = ''] = span.split('-');
+    return fieldValue(field, low, false) <= fieldValue(field, high, true);
+  });
+}
+
+const celMap = (entries: Record<string, number>) =>
+  `{${Object.entries(entries)
+    .map(([k, v]) => `'${k}': ${v}`)
+    .join(', ')}}`;
+
+function celValue(field: CronField, text: string, isEnd: boolean): string {
+  if (!field.names) return `int(${text})`;
+  const names = nameValues(field);
+  const map = celMap(isEnd && field.wrapName ? { ...names, [field.wrapName]: field.max } : names);
+  return `(${text}.upperAscii() in ${map} ? ${map}[${text}.upperAscii()] : int(${text}))`;
+}
+
+/** The CEL rule for `field`: `self` is the schedule string. */
+export function cronFieldRule(field: CronField, index: number): string {
+  const text = `self.split(' ')[${index}]`;
+  const span = "item.split('/')[0]";
+  const low = celValue(field, `${span}.split('-')[0]`, false);
+  const high = celValue(field, `${span}.split('-')[1]`, true);
+  return (
+    `self.startsWith('@') || size(self.split(' ')) != ${CRON_FIELDS.length} || ` +
+    `(${text}.matches('${cronFieldPattern(field)}') && ` +
+    `${text}.split(',').all(item, !${span}.contains('-') || ${low} <= ${high}))`
+  );
+}
+
+export function cronFieldMessage(field: CronField): string {
+  const names = field.names ? ` or ${field.names[0]}-${field.names.at(-1)}` : '';
+  return (
+    `backup.schedule: the ${field.name} field must be * or ${field.min}-${field.max}${names}, a range a-b with ` +
+    `a <= b, a step */n or a-b/n with n from 1 to ${field.max}, or a comma-separated list of them`
+  );
+}
