@@ -126,6 +126,13 @@ export interface SampleDbSpec {
   readonly image?: string;
 
   /**
+   * Prometheus metrics of the database.
+   *
+   * @schema SampleDbSpec#monitoring
+   */
+  readonly monitoring?: SampleDbSpecMonitoring;
+
+  /**
    * PostgreSQL configuration.
    *
    * @schema SampleDbSpec#postgresql
@@ -172,6 +179,7 @@ export function toJson_SampleDbSpec(obj: SampleDbSpec | undefined): Record<strin
     'bootstrap': toJson_SampleDbSpecBootstrap(obj.bootstrap),
     'deletion': toJson_SampleDbSpecDeletion(obj.deletion),
     'image': obj.image,
+    'monitoring': toJson_SampleDbSpecMonitoring(obj.monitoring),
     'postgresql': toJson_SampleDbSpecPostgresql(obj.postgresql),
     'resources': toJson_SampleDbSpecResources(obj.resources),
     'service': toJson_SampleDbSpecService(obj.service),
@@ -333,6 +341,34 @@ export function toJson_SampleDbSpecDeletion(obj: SampleDbSpecDeletion | undefine
   const result = {
     'policy': obj.policy,
     'protection': obj.protection,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * Prometheus metrics of the database.
+ *
+ * @schema SampleDbSpecMonitoring
+ */
+export interface SampleDbSpecMonitoring {
+  /**
+   * The postgres_exporter sidecar.
+   *
+   * @schema SampleDbSpecMonitoring#exporter
+   */
+  readonly exporter?: SampleDbSpecMonitoringExporter;
+}
+
+/**
+ * Converts an object of type 'SampleDbSpecMonitoring' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SampleDbSpecMonitoring(obj: SampleDbSpecMonitoring | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'exporter': toJson_SampleDbSpecMonitoringExporter(obj.exporter),
   };
   // filter undefined values
   return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
@@ -668,6 +704,42 @@ export enum SampleDbSpecDeletionPolicy {
   /** Retain */
   RETAIN = "Retain",
 }
+
+/**
+ * The postgres_exporter sidecar.
+ *
+ * @schema SampleDbSpecMonitoringExporter
+ */
+export interface SampleDbSpecMonitoringExporter {
+  /**
+   * Run a postgres_exporter sidecar next to PostgreSQL, on port 9187 ("metrics"). It logs in as the role sampledb_monitor (member of pg_monitor only), whose password the operator generates into the Secret <name>-monitoring, and creates with a Job once the database is initialized (also when enabled later). Default: false.
+   *
+   * @schema SampleDbSpecMonitoringExporter#enabled
+   */
+  readonly enabled?: boolean;
+
+  /**
+   * The exporter image: repository[:tag][@digest]. Default: quay.io/prometheuscommunity/postgres-exporter:v0.17.1.
+   *
+   * @schema SampleDbSpecMonitoringExporter#image
+   */
+  readonly image?: string;
+}
+
+/**
+ * Converts an object of type 'SampleDbSpecMonitoringExporter' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SampleDbSpecMonitoringExporter(obj: SampleDbSpecMonitoringExporter | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'enabled': obj.enabled,
+    'image': obj.image,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
 /**
  * CPU and memory the container may not exceed.

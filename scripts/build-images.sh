@@ -6,6 +6,8 @@
 #   pause        the pod sandbox: scripts/images/pause.c, static, alone in its image
 #   postgres-15  PostgreSQL 15 from Debian bookworm  } with scripts/images/postgres-entrypoint.sh: the official
 #   postgres-17  PostgreSQL 17 from Debian trixie    } postgres image's contract (uid 999, POSTGRES_*, PGDATA)
+#   postgres-exporter  Debian bookworm's prometheus-postgres-exporter (0.11) and libc, alone: the SampleDB
+#                exporter sidecar (spec.monitoring.exporter.image), run by the monitoring e2e test
 #   operator     this checkout: lib/ (tsc), production node_modules and the Node 24 binary of the npm `node` package
 #                on a minimal Debian bookworm root file system, laid out like the Dockerfile's runtime stage
 #
@@ -22,7 +24,7 @@ repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 images_src="$repo_root/scripts/images"
 cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/sampledb-operator"
 images_dir="$cache_root/images"
-all_images=(pause postgres-15 postgres-17 operator)
+all_images=(pause postgres-15 postgres-17 postgres-exporter operator)
 mirror=(${SAMPLEDB_DEBIAN_MIRROR:+"$SAMPLEDB_DEBIAN_MIRROR"})
 
 say() { echo "build-images: $*" >&2; }
@@ -58,6 +60,7 @@ recipe_of() {
 key_of() {
   case $1 in
     pause) echo "$(recipe_of build_pause)-$(hash_files "$images_src/pause.c")" | sha256sum | cut -c1-16 ;;
+    postgres-exporter) recipe_of build_exporter ;;
     postgres-*) echo "$(recipe_of build_postgres suite_of)-$(hash_files "$images_src/postgres-entrypoint.sh")-$1" | sha256sum | cut -c1-16 ;;
     operator) echo "$(recipe_of build_operator operator_base)-$(operator_sources)-$(hash_files "$(node_binary)")" | sha256sum | cut -c1-16 ;;
     *) say "unknown image '$1' (known: ${all_images[*]})"; return 1 ;;
@@ -145,6 +148,27 @@ build_postgres() {
   echo "$version" > "$out/version"
 }
 
+# The exporter sidecar: the Debian package's binary and the libc it links, unpacked without running package scripts;
+# no shell, no users (it runs as the pod's uid 999). Tagged with the version it really contains.
+build_exporter() {
+  local work=$1 out=$2 version
+  local root="$work/rootfs"
+  mmdebstrap --variant=extract --include=libc6,prometheus-postgres-exporter \
+    --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-exclude=/usr/share/man/*' \
+    --dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-exclude=/usr/share/info/*' \
+    bookworm "$root" "${mirror[@]}" 2>&1 | sed -u 's/^/build-images:   /' >&2
+  # The extract variant records no dpkg status: the binary says its version (it runs here, same libc).
+  version=$("$root/usr/bin/prometheus-postgres-exporter" --version 2>&1 | sed -n 's/^postgres_exporter, version \([0-9.]*\).*/\1/p')
+  [[ -n $version ]] || { say "prometheus-postgres-exporter reports no version"; return 1; }
+  rm -rf "$root"/var/lib/apt/lists/* "$root"/var/cache/apt/* "$root"/var/lib/dpkg "$root"/var/log/*
+  mkdir -p "$root/tmp" && chmod 1777 "$root/tmp"
+  oci_image "$work" "$root:/" -- \
+    --config.entrypoint /usr/bin/prometheus-postgres-exporter \
+    --config.env PATH=/usr/sbin:/usr/bin:/sbin:/bin --config.user 65534:65534 --config.exposedports 9187/tcp
+  archive "$work" "$out" "localhost/postgres-exporter:$version" localhost/postgres-exporter:envtest
+  echo "$version" > "$out/version"
+}
+
 # The Dockerfile's runtime stage: distroless nodejs24-debian12 (glibc, libstdc++, tzdata, a nonroot user), /app with
 # lib/, production node_modules and package.json, `node lib/main.js` as uid 65532.
 # The operator's base root file system: distroless nodejs24-debian12's content (glibc, libstdc++, tzdata, a nonroot
@@ -184,7 +208,8 @@ build_operator() {
   if [[ -n ${SAMPLEDB_OPERATOR_LIB:-} ]]; then
     cp -a "$SAMPLEDB_OPERATOR_LIB" "$app/lib"
   else
-    (cd "$repo_root" && ./node_modules/.bin/tsc -p tsconfig.build.json --outDir "$app/lib")
+    # tsc reports on stdout, which is this script's result (one line per image): its messages go to stderr.
+    (cd "$repo_root" && ./node_modules/.bin/tsc -p tsconfig.build.json --outDir "$app/lib" >&2)
   fi
   cp "$repo_root/package.json" "$app/"
   # Production node_modules depend on the lock file only: kept between builds of the image.
@@ -223,6 +248,7 @@ build_one() {
   trap "remove_work '$work'" EXIT INT TERM
   case $name in
     pause) with_progress "pause image" build_pause "$work" "$out.new" || status=$? ;;
+    postgres-exporter) with_progress "postgres_exporter image (bookworm; cold: ~1 min)" build_exporter "$work" "$out.new" || status=$? ;;
     postgres-*) with_progress "PostgreSQL ${name#postgres-} image ($(suite_of "${name#postgres-}"); cold: ~1.5 min)" \
       build_postgres "$work" "$out.new" "${name#postgres-}" || status=$? ;;
     operator) with_progress "operator image (cold: ~1 min)" build_operator "$work" "$out.new" || status=$? ;;

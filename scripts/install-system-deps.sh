@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the tests use, only when missing (idempotent, quiet when nothing to do).
-#   postgresql (data-path tests), shellcheck (lint), openssl (test PKI); for the real node (e2e tier, --node real):
+#   postgresql (data-path tests), shellcheck (lint), openssl (test PKI), prometheus (promtool for the alert tests,
+#   and the server that scrapes the operator and postgres_exporter in the monitoring test), prometheus-postgres-exporter
+#   (the exporter that test runs against a local PostgreSQL); for the real node (e2e tier, --node real):
 #   containerd, runc, the CNI plugins, iptables, conntrack, socat (kubectl port-forward), xfsprogs (volumes that
 #   grow online), and mmdebstrap, umoci, skopeo, gcc to build its images (scripts/build-images.sh)
 set -euo pipefail
 
-packages=(postgresql shellcheck openssl ca-certificates
+packages=(postgresql shellcheck openssl ca-certificates prometheus prometheus-postgres-exporter
   containerd runc containernetworking-plugins iptables conntrack socat xfsprogs util-linux mmdebstrap umoci skopeo gcc libc6-dev)
 missing=()
 for package in "${packages[@]}"; do

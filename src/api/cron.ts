@@ -129,3 +129,52 @@ export function cronFieldMessage(field: CronField): string {
     `a <= b, a step */n or a-b/n with n from 1 to ${field.max}, or a comma-separated list of them`
   );
 }
+
+// ---- a day that exists ----
+// croner takes "0 0 31 2 *" and never runs it: no February has a 31st. Refused when the weekday is `*` (a weekday
+// would make cron run on either, as croner does) and either the month is one value and the days a plain list, or the
+// day is one value and the months a plain list. (Both lists at once would need a nested loop, which costs more than
+// the apiserver's CEL budget allows; ranges and steps are not looked into.)
+
+const DAYS_IN_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] as const;
+const MONTHS = CRON_FIELDS[3]?.names ?? [];
+const ONE_DAY = '^[0-9]+$';
+const PLAIN_DAYS = '^[0-9]+(,[0-9]+)*$';
+const ONE_MONTH = '^([0-9]+|[A-Za-z]+)$';
+const PLAIN_MONTHS = '^([0-9]+|[A-Za-z]+)(,([0-9]+|[A-Za-z]+))*$';
+
+/** Longest month by the month field's spellings: 1, 01, JAN → 31. */
+const monthDays: Record<string, number> = Object.fromEntries(
+  DAYS_IN_MONTH.flatMap((days, i) => [
+    [String(i + 1), days],
+    [String(i + 1).padStart(2, '0'), days],
+    [MONTHS[i] ?? '', days],
+  ]),
+);
+
+export const CRON_DAY_EXISTS_MESSAGE =
+  'backup.schedule never runs: none of the listed months has the listed day (e.g. 31 in February)';
+
+export function cronDayExistsHolds(schedule: string): boolean {
+  const parts = schedule.split(' ');
+  if (schedule.startsWith('@') || parts.length !== CRON_FIELDS.length || parts[4] !== '*') return true;
+  const [days = '', months = ''] = [parts[2], parts[3]];
+  const fits = (d: string, m: string) => Number.parseInt(d, 10) <= (monthDays[m.toUpperCase()] ?? 31);
+  if (new RegExp(ONE_MONTH).test(months) && new RegExp(PLAIN_DAYS).test(days))
+    return days.split(',').some((d) => fits(d, months));
+  if (new RegExp(ONE_DAY).test(days) && new RegExp(PLAIN_MONTHS).test(months))
+    return months.split(',').some((m) => fits(days, m));
+  return true;
+}
+
+const celFits = (d: string, m: string) =>
+  `int(${d}) <= (${m}.upperAscii() in ${celMap(monthDays)} ? ${celMap(monthDays)}[${m}.upperAscii()] : 31)`;
+const DAYS_FIELD = "self.split(' ')[2]";
+const MONTHS_FIELD = "self.split(' ')[3]";
+
+export const CRON_DAY_EXISTS_RULE =
+  `self.startsWith('@') || size(self.split(' ')) != ${CRON_FIELDS.length} || self.split(' ')[4] != '*' || ` +
+  `(${MONTHS_FIELD}.matches('${ONE_MONTH}') && ${DAYS_FIELD}.matches('${PLAIN_DAYS}') ? ` +
+  `${DAYS_FIELD}.split(',').exists(d, ${celFits('d', MONTHS_FIELD)}) : ` +
+  `(${DAYS_FIELD}.matches('${ONE_DAY}') && ${MONTHS_FIELD}.matches('${PLAIN_MONTHS}') ? ` +
+  `${MONTHS_FIELD}.split(',').exists(m, ${celFits(DAYS_FIELD, 'm')}) : true))`;

@@ -6,6 +6,7 @@ export * from './defaults.ts';
 export * from './endpoint.ts';
 export * from './formats.ts';
 export * from './identity.ts';
+export * from './monitoring.ts';
 export * from './operator-settings.ts';
 export * from './permissions.ts';
 export * from './quantity.ts';

@@ -3,7 +3,16 @@
 // From these TypeBox schemas come the CRD's openAPIV3Schema (descriptions for `kubectl explain`, defaults, CEL
 // rules), the TypeScript types used by the constructs and the controller, and the runtime validator.
 import { type Static, Type } from '@sinclair/typebox';
-import { CRON_FIELDS, CRON_PATTERN, cronFieldHolds, cronFieldMessage, cronFieldRule } from './cron.ts';
+import {
+  CRON_DAY_EXISTS_MESSAGE,
+  CRON_DAY_EXISTS_RULE,
+  CRON_FIELDS,
+  CRON_PATTERN,
+  cronDayExistsHolds,
+  cronFieldHolds,
+  cronFieldMessage,
+  cronFieldRule,
+} from './cron.ts';
 import {
   IMAGE_REFERENCE_PATTERN,
   isQualifiedName,
@@ -21,6 +30,7 @@ import {
 } from './formats.ts';
 import type { API_VERSION, KINDS } from './identity.ts';
 import type { KubeObject, ObjectMeta } from './kube-object.ts';
+import { MonitoringSchema } from './monitoring.ts';
 import { compareQuantities } from './quantity.ts';
 import {
   ConditionList,
@@ -396,7 +406,9 @@ export const BackupSchema = withRules(
             rule: cronFieldRule(field, index),
             message: cronFieldMessage(field),
             holds: (self: string) => cronFieldHolds(field, index, self),
-          })),
+          })).concat([
+            { rule: CRON_DAY_EXISTS_RULE, message: CRON_DAY_EXISTS_MESSAGE, holds: cronDayExistsHolds },
+          ]),
         ),
       ),
       timezone: Type.Optional(
@@ -551,6 +563,7 @@ export const SampleDbSpecSchema = Type.Object(
     bootstrap: Type.Optional(BootstrapSchema),
     backup: Type.Optional(BackupSchema),
     deletion: Type.Optional(DeletionSchema),
+    monitoring: Type.Optional(MonitoringSchema),
   },
   { description: 'Desired state of a SampleDB database.' },
 );

@@ -23,4 +23,5 @@ export const OPERATOR_DEFAULTS = {
   healthPort: OPERATOR_SETTINGS.healthPort.default,
   deletionProtection: true,
   postgresImageRepository: OPERATOR_SETTINGS.postgresImageRepository.default,
+  monitoring: false,
 } as const;

@@ -10,6 +10,7 @@ import {
 } from '../api/index.ts';
 import { SampleDbDeletionProtection } from './deletion-protection.ts';
 import { operatorLabels } from './labels.ts';
+import { SampleDbMonitoring } from './monitoring.ts';
 import { OPERATOR_DEFAULTS, type OperatorResources } from './operator-defaults.ts';
 import { OperatorDeployment, OperatorDisruptionBudget } from './operator-deployment.ts';
 import { OperatorMetrics } from './operator-metrics.ts';
@@ -58,6 +59,11 @@ export interface SampleDbOperatorProps {
    * `spec.image`: a mirror or an air-gapped registry. Default: `docker.io/library/postgres`.
    */
   readonly postgresImageRepository?: string;
+  /**
+   * Also emit the Prometheus operator objects (SampleDbMonitoring: ServiceMonitor, PodMonitor, PrometheusRule) in
+   * the operator's namespace. Needs the monitoring.coreos.com/v1 CRDs. Default: `false`.
+   */
+  readonly monitoring?: boolean;
 }
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -178,6 +184,9 @@ export class SampleDbOperator extends Construct {
       namespace,
       port: settings.metricsPort,
     });
+    if (props.monitoring ?? d.monitoring) {
+      new SampleDbMonitoring(this, 'monitoring', { namespace, serviceMonitor: { operatorName: name } });
+    }
     if (props.deletionProtection ?? d.deletionProtection) {
       new SampleDbDeletionProtection(this, 'deletion-protection', { name: `${name}-deletion-protection` });
     }

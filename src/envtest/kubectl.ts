@@ -27,6 +27,9 @@ export function runKubectl(
     });
     child.once('error', reject);
     child.once('close', (code) => resolve({ stdout, stderr, code: code ?? -1 }));
+    // kubectl may exit before it reads its input (a refused connection, a bad flag): its exit code and stderr say
+    // why, while the EPIPE of the write would only hide that.
+    child.stdin.once('error', () => {});
     child.stdin.end(options.input ?? '');
   });
 }

@@ -11,6 +11,7 @@ import {
 import type { KubeObject, Manager, ObjectRef } from '../runtime/index.ts';
 import { SampleDbBackupReconciler } from './backup/reconciler.ts';
 import { credentialsSecretOf } from './instance.ts';
+import { registerSampleDbMetrics } from './metrics.ts';
 import { SampleDbReconciler } from './reconciler.ts';
 import {
   CONFIGMAPS,
@@ -86,6 +87,11 @@ export function registerSampleDbControllers(manager: Manager, options: SampleDbC
       ),
     ];
   };
+
+  registerSampleDbMetrics(manager.registry, () => ({
+    dbs: manager.cache.storeFor<SampleDbObject & KubeObject>(SAMPLEDBS)?.list() ?? [],
+    backups: manager.cache.storeFor<SampleDbBackupObject & KubeObject>(SAMPLEDB_BACKUPS)?.list() ?? [],
+  }));
 
   manager.addController({
     name: 'sampledb',

@@ -18,6 +18,8 @@ export interface SampleDbNames {
   readonly clientService: string;
   /** The generated credentials Secret (unused when the user supplies `bootstrap.credentialsSecret`). */
   readonly generatedCredentialsSecret: string;
+  /** The monitoring role's Secret (only with `monitoring.exporter.enabled`). */
+  readonly monitoringSecret: string;
   readonly connectionConfigMap: string;
   readonly bindingSecret: string;
   readonly configConfigMap: string;
@@ -38,6 +40,7 @@ export function namesFor(sampleDbName: string): SampleDbNames {
     headlessService: `${sampleDbName}-headless`,
     clientService: client.service,
     generatedCredentialsSecret: `${sampleDbName}-credentials`,
+    monitoringSecret: `${sampleDbName}-monitoring`,
     connectionConfigMap: client.connectionConfigMap,
     bindingSecret: client.bindingSecret,
     configConfigMap: `${sampleDbName}-config`,

@@ -13,6 +13,7 @@ import type { Observation, SampleDbDeps, SampleDbSubject, Step, StepBase } from 
 import { ensureCredentials } from './steps/credentials.ts';
 import { ensureFinalizer } from './steps/finalizer.ts';
 import { ensureInitJob } from './steps/init-job.ts';
+import { ensureMonitoring } from './steps/monitoring.ts';
 import { publishConnection } from './steps/publish.ts';
 import { runSteps, type StepsRun } from './steps/run.ts';
 import { growStorage } from './steps/storage.ts';
@@ -26,6 +27,7 @@ export const LIVE_STEPS: readonly Step[] = [
   validateSpec,
   ensureFinalizer,
   ensureCredentials,
+  ensureMonitoring,
   applyConfig,
   applyServices,
   ensureBackupPvc,

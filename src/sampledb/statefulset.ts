@@ -9,6 +9,7 @@ import {
   type ResolvedSampleDbSpec,
 } from '../api/index.ts';
 import { PASSWORD_KEY, USERNAME_KEY } from './credentials.ts';
+import { exporterContainers } from './exporter.ts';
 import type { SampleDbInstance } from './instance.ts';
 import { childMeta } from './meta.ts';
 import { POSTGRESQL_CONF_KEY } from './names.ts';
@@ -128,7 +129,7 @@ export function statefulSet(instance: SampleDbInstance): V1StatefulSet {
           // Service links would inject <NAME>_PORT-style variables, which can collide with what the image reads.
           enableServiceLinks: false,
           terminationGracePeriodSeconds: TERMINATION_GRACE_PERIOD_SECONDS,
-          containers: [postgresContainer(instance)],
+          containers: [postgresContainer(instance), ...exporterContainers(instance.object)],
           volumes: [
             {
               name: 'config',

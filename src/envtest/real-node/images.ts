@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Containerd } from './containerd.ts';
 
-export const NODE_IMAGES = ['pause', 'postgres-15', 'postgres-17', 'operator'] as const;
+export const NODE_IMAGES = ['pause', 'postgres-15', 'postgres-17', 'postgres-exporter', 'operator'] as const;
 export type NodeImage = (typeof NODE_IMAGES)[number];
 
 /** The repository of the PostgreSQL images; point the operator's PostgreSQL image repository setting at it. */

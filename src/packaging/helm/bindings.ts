@@ -183,6 +183,12 @@ export const BINDINGS = {
     reference: true,
     expr: valueAt('deletionProtection'),
   },
+  monitoring: {
+    prop: 'monitoring',
+    kind: 'toggle',
+    reference: true,
+    expr: valueAt('monitoring.enabled'),
+  },
 } as const satisfies Record<
   | Exclude<keyof SampleDbOperatorProps, 'resources'>
   | `resources.${'requests' | 'limits'}.${'cpu' | 'memory'}`,

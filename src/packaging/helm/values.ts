@@ -143,6 +143,16 @@ export const ChartValuesSchema = Type.Object(
       description:
         'Emit the ValidatingAdmissionPolicy that refuses to delete a SampleDB with `spec.deletion.protection: true`.',
     }),
+    monitoring: Type.Object(
+      {
+        enabled: Type.Boolean({
+          default: d.monitoring,
+          description:
+            "Emit the Prometheus operator objects: a ServiceMonitor for the operator, a PodMonitor for the SampleDBs' exporter sidecars and a PrometheusRule with the alerts (docs/runbooks.md). Needs the monitoring.coreos.com/v1 CRDs.",
+        }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
   },
   { additionalProperties: false, title: 'sampledb-operator chart values' },
 );

@@ -52,32 +52,34 @@ export function valueMatrix(): Array<{ overrides: Record<string, unknown>; conte
   for (const base of plain)
     for (const createNamespace of [false, true])
       for (const deletionProtection of [true, false])
-        for (const leaderElection of [true, false])
-          for (const watchNamespaces of [[], ['team-a'], ['team-a', 'team-b']])
-            for (const imagePullSecrets of [[], ['regcred'], ['regcred', 'mirror']])
-              for (const cpuLimit of [undefined, '2']) {
-                const overrides: Record<string, unknown> = {
-                  ...base,
-                  createNamespace,
-                  deletionProtection,
-                  leaderElection,
-                  watchNamespaces,
-                  imagePullSecrets,
-                  ...(createNamespace ? { namespace: 'ops-system' } : {}),
-                  ...(leaderElection ? {} : { replicas: 1 }),
-                };
-                if (cpuLimit) {
-                  const resources = (base as { resources?: { limits?: object } }).resources;
-                  overrides.resources = {
-                    ...resources,
-                    limits: { ...(resources?.limits ?? {}), cpu: cpuLimit },
+        for (const monitoring of [false, true])
+          for (const leaderElection of [true, false])
+            for (const watchNamespaces of [[], ['team-a'], ['team-a', 'team-b']])
+              for (const imagePullSecrets of [[], ['regcred'], ['regcred', 'mirror']])
+                for (const cpuLimit of [undefined, '2']) {
+                  const overrides: Record<string, unknown> = {
+                    ...base,
+                    createNamespace,
+                    deletionProtection,
+                    monitoring: { enabled: monitoring },
+                    leaderElection,
+                    watchNamespaces,
+                    imagePullSecrets,
+                    ...(createNamespace ? { namespace: 'ops-system' } : {}),
+                    ...(leaderElection ? {} : { replicas: 1 }),
                   };
+                  if (cpuLimit) {
+                    const resources = (base as { resources?: { limits?: object } }).resources;
+                    overrides.resources = {
+                      ...resources,
+                      limits: { ...(resources?.limits ?? {}), cpu: cpuLimit },
+                    };
+                  }
+                  out.push({
+                    overrides,
+                    context: { releaseNamespace: 'sampledb-system', appVersion: PACKAGE_VERSION },
+                  });
                 }
-                out.push({
-                  overrides,
-                  context: { releaseNamespace: 'sampledb-system', appVersion: PACKAGE_VERSION },
-                });
-              }
   return out;
 }
 

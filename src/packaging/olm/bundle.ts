@@ -115,8 +115,12 @@ backup, and takes a snapshot or a final backup before it removes any volume. A v
 to delete protected databases (not part of this bundle: OLM bundles cannot carry ValidatingAdmissionPolicies; apply
 \`dist/0001-sampledb-operator.k8s.yaml\`'s policy and binding yourself).
 
+**Metrics:** the operator serves Prometheus metrics (its Service \`sampledb-operator-metrics\`); a SampleDB with
+\`spec.monitoring.exporter.enabled\` gets a postgres_exporter sidecar. The ServiceMonitor, PodMonitor and alerts
+(PrometheusRule) are not part of this bundle: apply \`dist/0003-sampledb-monitoring.k8s.yaml\`.
+
 **Not built yet:** major-version upgrades (a version bump swaps the image only), replicas and failover, failure drills,
-verified backups and database metrics. The capability level is therefore *Basic Install*.
+verified backups. The capability level is therefore *Basic Install*.
 
 **Install modes:** all namespaces, its own namespace, a single namespace or several: the operator watches the
 OperatorGroup's target namespaces, one watch per namespace.`;

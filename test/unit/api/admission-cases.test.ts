@@ -74,8 +74,24 @@ describe('backup schedules against croner (the scheduler they feed)', () => {
   const admitted = (schedule: string) =>
     sampleDbValidator.validate(sampleDb(schedules.spec(schedule))).length === 0;
 
-  it('croner takes every accepted schedule', () => {
-    for (const schedule of schedules.accept) assert.equal(cronerRefusal(schedule), undefined, schedule);
+  it('croner takes every accepted schedule, and it runs', () => {
+    for (const schedule of schedules.accept) {
+      assert.equal(cronerRefusal(schedule), undefined, schedule);
+      const next = new Cron(schedule, { paused: true, mode: '5-part', timezone: 'UTC' }).nextRun(
+        new Date('2026-01-01T00:00:00Z'),
+      );
+      assert.ok(next, `${schedule} has a next run`);
+    }
+  });
+
+  it('refuses a schedule whose days no listed month has, which croner takes and never runs', () => {
+    for (const schedule of ['0 0 31 2 *', '0 0 30,31 FEB *', '0 0 31 4,6,09,11 *']) {
+      assert.ok(schedule in schedules.refuse, schedule);
+      assert.equal(cronerRefusal(schedule), undefined, schedule);
+      assert.equal(new Cron(schedule, { paused: true, mode: '5-part' }).nextRun(), null, schedule);
+      const errors = sampleDbValidator.validate(sampleDb(schedules.spec(schedule)));
+      assert.match(errors[0]?.message ?? '', /never runs/);
+    }
   });
 
   it('refuses what croner refuses, and says which field is wrong', () => {

@@ -14,6 +14,7 @@ const CHARTS = [
   '0000-sampledb-crds.k8s.yaml',
   '0001-sampledb-operator.k8s.yaml',
   '0002-sampledb-examples.k8s.yaml',
+  '0003-sampledb-monitoring.k8s.yaml',
 ];
 
 describe('cdk8s synth --output', () => {

@@ -66,6 +66,8 @@ describe('npm package contents', () => {
       'LICENSE',
       'dist/0000-sampledb-crds.k8s.yaml',
       'dist/0001-sampledb-operator.k8s.yaml',
+      'dist/0003-sampledb-monitoring.k8s.yaml',
+      'monitoring/grafana-dashboard.json',
     ]) {
       assert.ok(shipped.has(file), file);
     }
@@ -77,7 +79,7 @@ describe('npm package contents', () => {
 
   it('holds nothing else: no sources, tests, scripts, or compiled code no entry point reaches', () => {
     const allowed =
-      /^(lib\/.*\.(js|d\.ts|js\.map)|dist\/[^/]+\.k8s\.yaml|charts\/.+|bundle\/.+|package\.json|README\.md|LICENSE)$/;
+      /^(lib\/.*\.(js|d\.ts|js\.map)|dist\/[^/]+\.k8s\.yaml|monitoring\/grafana-dashboard\.json|charts\/.+|bundle\/.+|package\.json|README\.md|LICENSE)$/;
     assert.deepEqual(
       files.filter((f) => !allowed.test(f)),
       [],

@@ -40,7 +40,7 @@ const helmLabel = (objects: JsonObject[]) =>
 
 describe('helm chart generator', () => {
   it('renders what the constructs synthesize for every combination of switches, lists and optional values', () => {
-    assert.equal(verifyTemplates(templates), 288);
+    assert.equal(verifyTemplates(templates), 576);
   });
 
   it('renders dist/ for the default values (the Namespace only with createNamespace)', () => {

@@ -6,9 +6,15 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { BACKUP_SCRIPT, parseBackupResult } from '../../../src/sampledb/scripts/backup.ts';
 import { INIT_SCRIPT } from '../../../src/sampledb/scripts/init.ts';
+import { MONITORING_ROLE_SCRIPT } from '../../../src/sampledb/scripts/monitoring-role.ts';
 import { RESTORE_SCRIPT } from '../../../src/sampledb/scripts/restore.ts';
 
-const scripts = { init: INIT_SCRIPT, backup: BACKUP_SCRIPT, restore: RESTORE_SCRIPT };
+const scripts = {
+  init: INIT_SCRIPT,
+  backup: BACKUP_SCRIPT,
+  restore: RESTORE_SCRIPT,
+  'monitoring-role': MONITORING_ROLE_SCRIPT,
+};
 const hasShellcheck = spawnSync('shellcheck', ['--version']).status === 0;
 
 describe('data-path scripts', () => {
