@@ -11,6 +11,7 @@ import {
   type SampleDbObject,
   TRIGGER_SCHEDULE,
 } from '../api/index.ts';
+import { metaTime } from '../runtime/index.ts';
 import type { SampleDbInstance } from './instance.ts';
 
 /** Requeue at least this often while a schedule is active, so a clock jump or a missed event heals. */
@@ -47,8 +48,6 @@ export function scheduledBackupName(dbName: string, slot: Date): string {
 export function cronFor(schedule: string, timezone: string | undefined): Cron {
   return new Cron(schedule, { paused: true, mode: '5-part', timezone: timezone ?? 'UTC' });
 }
-
-const isoSeconds = (d: Date) => `${d.toISOString().slice(0, 19)}Z`;
 
 /** The newest slot any existing scheduled backup of this SampleDB was created for. */
 function lastScheduledSlot(db: SampleDbObject, backups: readonly SampleDbBackupObject[]): number | undefined {
@@ -110,7 +109,7 @@ export function scheduledBackup(instance: SampleDbInstance, name: string, slot: 
       name,
       namespace: instance.namespace,
       labels: { ...instance.labels.backup, [LABELS.trigger]: TRIGGER_SCHEDULE },
-      annotations: { [ANNOTATIONS.scheduledAt]: isoSeconds(slot) },
+      annotations: { [ANNOTATIONS.scheduledAt]: metaTime(slot) },
     },
     spec: { sampleDB: { name: instance.name }, method: 'pg_dump' },
   };

@@ -2,7 +2,13 @@
 // (status.ts) from what they observed. A finished backup is never touched again; its end is also an Event.
 import { isDeepStrictEqual } from 'node:util';
 import { API_VERSION, EVENT_REASONS, KINDS } from '../../api/index.ts';
-import type { ReconcileContext, ReconcileRequest, ReconcileResult, Reconciler } from '../../runtime/index.ts';
+import {
+  describeError,
+  type ReconcileContext,
+  type ReconcileRequest,
+  type ReconcileResult,
+  type Reconciler,
+} from '../../runtime/index.ts';
 import { SAMPLEDB_BACKUPS } from '../resources.ts';
 import type { SampleDbDeps } from '../steps/context.ts';
 import { runSteps } from '../steps/run.ts';
@@ -52,7 +58,7 @@ export class SampleDbBackupReconciler implements Reconciler {
           action: 'Backup',
           note: status.message ?? status.phase,
         })
-        .catch((err: unknown) => rc.log.warn({ err: String(err) }, 'could not record event'));
+        .catch((err: unknown) => rc.log.warn({ err: describeError(err) }, 'could not record event'));
     }
     return undefined;
   }

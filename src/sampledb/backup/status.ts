@@ -9,7 +9,7 @@ import {
   type SampleDbBackupObject,
   type SampleDbBackupStatus,
 } from '../../api/index.ts';
-import { type Condition, mergeConditions } from '../../runtime/index.ts';
+import { type Condition, mergeConditions, metaTime } from '../../runtime/index.ts';
 import { backupLocation } from '../backup-job.ts';
 import { parseBackupResult } from '../scripts/backup.ts';
 import type { BackupObservation } from './steps.ts';
@@ -45,12 +45,9 @@ export function backupOutcome(job: V1Job, pods: readonly V1Pod[]): BackupOutcome
       const result = parseBackupResult(terminationMessage(pod));
       if (result) {
         const finishedAt = backupContainer(pod)?.state?.terminated?.finishedAt;
-        const completedAt =
-          (finishedAt ? new Date(finishedAt).toISOString() : undefined) ??
-          (job.status?.completionTime
-            ? new Date(job.status.completionTime).toISOString()
-            : new Date().toISOString());
-        return { phase: 'Completed', ...result, completedAt: `${completedAt.slice(0, 19)}Z` };
+        // An empty timestamp is no timestamp: fall through to the next one.
+        const completedAt = new Date(finishedAt || job.status?.completionTime || Date.now());
+        return { phase: 'Completed', ...result, completedAt: metaTime(completedAt) };
       }
     }
     return {
@@ -84,7 +81,7 @@ export function backupStatus(
   now: Date,
 ): SampleDbBackupStatus {
   const prior = (previous?.conditions ?? []) as Condition[];
-  const startedAt = previous?.startedAt ?? `${now.toISOString().slice(0, 19)}Z`;
+  const startedAt = previous?.startedAt ?? metaTime(now);
   const base = {
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
     startedAt,

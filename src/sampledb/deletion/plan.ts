@@ -2,6 +2,7 @@
 // operator can be killed between any two steps and the next run picks up exactly where this one stopped, never
 // skipping the data-protection step and never deleting twice.
 import type { BackupPhase, DeletionPolicy } from '../../api/index.ts';
+import { exponentialDelay } from '../../runtime/index.ts';
 
 export interface DataVolume {
   name: string;
@@ -67,12 +68,11 @@ export interface DeletionPlan {
   next: DeletionAction;
 }
 
-const BACKUP_RETRY_BASE_MS = 30_000;
-const BACKUP_RETRY_MAX_MS = 10 * 60_000;
+const BACKUP_RETRY = { initialMs: 30_000, maxMs: 10 * 60_000, factor: 2 } as const;
 
 /** How long to wait after the n-th failed final backup before the next attempt: 30 s, 1 min, 2 min, ... 10 min. */
 export function backupRetryDelayMs(failedAttempts: number): number {
-  return Math.min(BACKUP_RETRY_MAX_MS, BACKUP_RETRY_BASE_MS * 2 ** Math.max(0, failedAttempts - 1));
+  return exponentialDelay(failedAttempts - 1, BACKUP_RETRY);
 }
 
 /**
