@@ -82,6 +82,11 @@ describe('monitoring: Prometheus scrapes the operator and a real exporter', {
     await kubectl(['wait', '--for=condition=Established', '--timeout=30s', 'crd/sampledbs.sampledb.io']);
     namespace = await testNamespace(cluster, 'monitoring');
     [metricsPort] = await freePorts(1);
+    // The operator runs with leader election, as deployed: its Lease lives in the operator's namespace.
+    await kubectl(
+      ['apply', '--server-side', '-f', '-'],
+      JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'sampledb-system' } }),
+    );
     operator = OperatorProcess.start({
       kubeconfigPath: cluster.kubeconfigPath,
       env: { WATCH_NAMESPACES: namespace, METRICS_PORT: String(metricsPort) },

@@ -28,7 +28,21 @@ const lock = JSON.parse(readFileSync(join(repoRoot, 'package-lock.json'), 'utf8'
   packages: Record<string, { version: string }>;
 };
 const locked = (name: string) => lock.packages[`node_modules/${name}`]?.version as string;
-const npmEnv = { npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
+// npm's cache after `npm ci` holds tarballs but not every package document a new resolution needs, so a fresh
+// machine installs online: npm keeps the machine's registry, proxy and CA settings (a proxy's CA in
+// NODE_EXTRA_CA_CERTS is refused as SELF_SIGNED_CERT_IN_CHAIN without it).
+const NETWORK_SETTINGS =
+  /^(npm_config_.*|NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR|https?_proxy|no_proxy)$/i;
+const npmEnv: Record<string, string> = {
+  ...Object.fromEntries(
+    Object.entries(process.env).filter(
+      (entry): entry is [string, string] => NETWORK_SETTINGS.test(entry[0]) && entry[1] !== undefined,
+    ),
+  ),
+  npm_config_update_notifier: 'false',
+  npm_config_fund: 'false',
+  npm_config_audit: 'false',
+};
 
 const APP = `import { App, Chart } from 'cdk8s';
 import { SampleDb, SampleDbCrds, SampleDbOperator, type SampleDbOperatorProps } from 'sampledb-operator';
