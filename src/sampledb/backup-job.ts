@@ -12,9 +12,8 @@ import {
 import type { SampleDbInstance } from './instance.ts';
 import { ownerReferenceTo } from './meta.ts';
 import { backupDumpPath, backupJobName } from './names.ts';
-import { JOB_RESOURCES, literalEnv, scratchVolume, superuserEnv, TMP_MOUNT, TMP_VOLUME } from './pod.ts';
+import { literalEnv, scriptJobPodSpec, superuserEnv } from './pod.ts';
 import { BACKUP_MOUNT_PATH, BACKUP_SCRIPT, backupScriptEnv } from './scripts/backup.ts';
-import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from './security.ts';
 
 export const BACKUP_BACKOFF_LIMIT = 2;
 export const TERMINATION_LOG = '/dev/termination-log';
@@ -93,30 +92,17 @@ export function backupJob(instance: SampleDbInstance, backup: SampleDbBackupObje
       backoffLimit: BACKUP_BACKOFF_LIMIT,
       template: {
         metadata: { labels, annotations: { [ANNOTATIONS.backup]: backupName } },
-        spec: {
-          restartPolicy: 'Never',
-          securityContext: restrictedPodSecurityContext(),
-          automountServiceAccountToken: false,
-          enableServiceLinks: false,
-          containers: [
-            {
-              name: CONTAINERS.backup,
-              image: spec.image,
-              imagePullPolicy: 'IfNotPresent',
-              command: ['sh', '-c', BACKUP_SCRIPT],
-              env: [...literalEnv(env), ...superuserEnv(instance)],
-              resources: JOB_RESOURCES,
-              securityContext: restrictedContainerSecurityContext(),
-              terminationMessagePath: TERMINATION_LOG,
-              terminationMessagePolicy: 'FallbackToLogsOnError',
-              volumeMounts: [{ name: 'backups', mountPath: BACKUP_MOUNT_PATH }, TMP_MOUNT],
-            },
-          ],
-          volumes: [
-            { name: 'backups', persistentVolumeClaim: { claimName: instance.backupClaim.name } },
-            scratchVolume(TMP_VOLUME),
-          ],
-        },
+        spec: scriptJobPodSpec(
+          {
+            name: CONTAINERS.backup,
+            image: spec.image,
+            script: BACKUP_SCRIPT,
+            env: [...literalEnv(env), ...superuserEnv(instance)],
+            terminationMessagePath: TERMINATION_LOG,
+            volumeMounts: [{ name: 'backups', mountPath: BACKUP_MOUNT_PATH }],
+          },
+          [{ name: 'backups', persistentVolumeClaim: { claimName: instance.backupClaim.name } }],
+        ),
       },
     },
   };

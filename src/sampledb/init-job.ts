@@ -4,18 +4,9 @@ import { CONTAINERS, POSTGRES_PORT } from '../api/index.ts';
 import { PASSWORD_KEY } from './credentials.ts';
 import type { SampleDbInstance } from './instance.ts';
 import { childMeta } from './meta.ts';
-import {
-  JOB_RESOURCES,
-  literalEnv,
-  scratchVolume,
-  secretEnv,
-  superuserEnv,
-  TMP_MOUNT,
-  TMP_VOLUME,
-} from './pod.ts';
+import { literalEnv, scriptJobPodSpec, secretEnv, superuserEnv } from './pod.ts';
 import { BACKUP_MOUNT_PATH } from './scripts/backup.ts';
 import { INIT_SCRIPT, INIT_SQL_FILE_NAME, INIT_SQL_MOUNT_PATH, initScriptEnv } from './scripts/init.ts';
-import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from './security.ts';
 
 /** A few retries for transient trouble; a broken bootstrap SQL fails the same way every time. */
 export const INIT_BACKOFF_LIMIT = 3;
@@ -34,8 +25,8 @@ export interface RestoreSource {
 export function initJob(instance: SampleDbInstance, restore?: RestoreSource): V1Job {
   const { spec, names } = instance;
   const initSql = spec.bootstrap.initSQL;
-  const volumes: V1Volume[] = [scratchVolume(TMP_VOLUME)];
-  const mounts: V1VolumeMount[] = [TMP_MOUNT];
+  const volumes: V1Volume[] = [];
+  const mounts: V1VolumeMount[] = [];
   if (initSql) {
     volumes.push({
       name: 'init-sql',
@@ -73,31 +64,20 @@ export function initJob(instance: SampleDbInstance, restore?: RestoreSource): V1
       // No ttlSecondsAfterFinished: the status reads the finished Job to decide Initialized.
       template: {
         metadata: { labels: { ...instance.labels.init } },
-        spec: {
-          restartPolicy: 'Never',
-          securityContext: restrictedPodSecurityContext(),
-          automountServiceAccountToken: false,
-          enableServiceLinks: false,
-          containers: [
-            {
-              name: CONTAINERS.init,
-              image: spec.image,
-              imagePullPolicy: 'IfNotPresent',
-              command: ['sh', '-c', INIT_SCRIPT],
-              env: [
-                ...literalEnv(env),
-                ...superuserEnv(instance),
-                secretEnv('SAMPLEDB_OWNER_PASSWORD', instance.credentials.secretName, PASSWORD_KEY),
-              ],
-              resources: JOB_RESOURCES,
-              securityContext: restrictedContainerSecurityContext(),
-              // A psql error is the last thing in the log: it becomes the termination message the status shows.
-              terminationMessagePolicy: 'FallbackToLogsOnError',
-              volumeMounts: mounts,
-            },
-          ],
+        spec: scriptJobPodSpec(
+          {
+            name: CONTAINERS.init,
+            image: spec.image,
+            script: INIT_SCRIPT,
+            env: [
+              ...literalEnv(env),
+              ...superuserEnv(instance),
+              secretEnv('SAMPLEDB_OWNER_PASSWORD', instance.credentials.secretName, PASSWORD_KEY),
+            ],
+            volumeMounts: mounts,
+          },
           volumes,
-        },
+        ),
       },
     },
   };

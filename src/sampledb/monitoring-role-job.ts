@@ -9,17 +9,8 @@ import { MONITORING_PASSWORD_ENV, MONITORING_ROLE } from './exporter.ts';
 import type { SampleDbInstance } from './instance.ts';
 import { childMeta } from './meta.ts';
 import { boundedName } from './names.ts';
-import {
-  JOB_RESOURCES,
-  literalEnv,
-  scratchVolume,
-  secretEnv,
-  superuserEnv,
-  TMP_MOUNT,
-  TMP_VOLUME,
-} from './pod.ts';
+import { literalEnv, scriptJobPodSpec, secretEnv, superuserEnv } from './pod.ts';
 import { MONITORING_ROLE_SCRIPT, monitoringRoleScriptEnv } from './scripts/monitoring-role.ts';
-import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from './security.ts';
 
 export const MONITORING_ROLE_CONTAINER = 'monitoring-role';
 
@@ -38,37 +29,18 @@ export function monitoringRoleJob(instance: SampleDbInstance, secretUid: string)
       activeDeadlineSeconds: 900,
       template: {
         metadata: { labels: { ...instance.labels.init } },
-        spec: {
-          restartPolicy: 'Never',
-          securityContext: restrictedPodSecurityContext(),
-          automountServiceAccountToken: false,
-          enableServiceLinks: false,
-          containers: [
-            {
-              name: MONITORING_ROLE_CONTAINER,
-              // The database's own image: its psql matches the server.
-              image: instance.spec.image,
-              imagePullPolicy: 'IfNotPresent',
-              command: ['sh', '-c', MONITORING_ROLE_SCRIPT],
-              env: [
-                ...literalEnv(
-                  monitoringRoleScriptEnv({
-                    host: instance.podHost,
-                    port: POSTGRES_PORT,
-                    role: MONITORING_ROLE,
-                  }),
-                ),
-                ...superuserEnv(instance),
-                secretEnv(MONITORING_PASSWORD_ENV, instance.names.monitoringSecret, PASSWORD_KEY),
-              ],
-              resources: JOB_RESOURCES,
-              securityContext: restrictedContainerSecurityContext(),
-              terminationMessagePolicy: 'FallbackToLogsOnError',
-              volumeMounts: [TMP_MOUNT],
-            },
+        spec: scriptJobPodSpec({
+          name: MONITORING_ROLE_CONTAINER,
+          image: instance.spec.image,
+          script: MONITORING_ROLE_SCRIPT,
+          env: [
+            ...literalEnv(
+              monitoringRoleScriptEnv({ host: instance.podHost, port: POSTGRES_PORT, role: MONITORING_ROLE }),
+            ),
+            ...superuserEnv(instance),
+            secretEnv(MONITORING_PASSWORD_ENV, instance.names.monitoringSecret, PASSWORD_KEY),
           ],
-          volumes: [scratchVolume(TMP_VOLUME)],
-        },
+        }),
       },
     },
   };
