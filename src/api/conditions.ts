@@ -75,6 +75,7 @@ export const REASONS = {
   // SampleDBBackup Completed / Failed
   sampleDbNotFound: 'SampleDBNotFound',
   databaseNotReady: 'DatabaseNotReady',
+  waitingForBackup: 'WaitingForBackup',
   running: 'Running',
   backupCompleted: 'BackupCompleted',
   noResult: 'NoResult',

@@ -86,6 +86,7 @@ export function registerSampleDbControllers(manager: Manager, options: SampleDbC
     owns: [JOBS],
     watches: [
       { resource: PODS, map: backupOfPod },
+      { resource: SAMPLEDB_BACKUPS, map: maps.backupToQueued },
       { resource: SAMPLEDBS, map: maps.sampleDbToBackups },
       { resource: STATEFULSETS, map: maps.statefulSetToBackups },
     ],

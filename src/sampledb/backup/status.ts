@@ -188,6 +188,13 @@ export function backupStatusFor(
       `SampleDB ${dbName} was not found in this namespace.`,
       now,
     );
+  if (!job && observed.waitingFor)
+    return pending(
+      backup.status,
+      REASONS.waitingForBackup,
+      `Waiting for ${observed.waitingFor}: one backup of SampleDB ${dbName} runs at a time.`,
+      now,
+    );
   if (!job)
     return pending(
       backup.status,

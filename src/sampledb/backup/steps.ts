@@ -6,9 +6,10 @@ import type { Stored } from '../../runtime/index.ts';
 import { backupJob } from '../backup-job.ts';
 import { resolveInstance, type SampleDbInstance } from '../instance.ts';
 import { backupJobName } from '../names.ts';
-import { JOBS, PODS, SAMPLEDBS, STATEFULSETS } from '../resources.ts';
+import { JOBS, PODS, SAMPLEDB_BACKUPS, SAMPLEDBS, STATEFULSETS } from '../resources.ts';
 import { ensureBackupVolume } from '../steps/backup-volume.ts';
 import type { Step } from '../steps/context.ts';
+import { backupAhead } from './queue.ts';
 
 export interface BackupSubject {
   readonly backup: Stored<SampleDbBackupObject>;
@@ -23,6 +24,8 @@ export interface BackupObservation {
   pods?: readonly Stored<V1Pod>[];
   /** The Job was created by this reconcile. */
   started?: boolean;
+  /** Another backup of the same SampleDB runs (or goes) first. */
+  waitingFor?: string;
 }
 
 type BackupStep = Step<BackupObservation, BackupSubject>;
@@ -44,6 +47,15 @@ export const observeJob: BackupStep = {
     if (!job) return undefined;
     // Once there is a Job, its result is all that is left to report.
     return { observed: { job, pods: view.ownedBy(PODS, job.metadata.uid) }, halt: true };
+  },
+};
+
+export const waitForTurn: BackupStep = {
+  name: 'queue',
+  writes: [],
+  async run({ backup, view }) {
+    const waitingFor = backupAhead(backup, view.list(SAMPLEDB_BACKUPS, backup.metadata.namespace ?? ''));
+    return waitingFor ? { observed: { waitingFor }, halt: true } : undefined;
   },
 };
 
@@ -75,6 +87,7 @@ export const startBackupJob: BackupStep = {
 export const BACKUP_STEPS: readonly BackupStep[] = [
   findSampleDb,
   observeJob,
+  waitForTurn,
   waitForDatabase,
   startBackupJob,
 ];
