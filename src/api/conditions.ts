@@ -83,4 +83,9 @@ export const REASONS = {
 export type Reason = (typeof REASONS)[keyof typeof REASONS];
 
 /** Reasons of the Events the operator records. */
-export const EVENT_REASONS = { backupCompleted: 'BackupCompleted', backupFailed: 'BackupFailed' } as const;
+export const EVENT_REASONS = {
+  backupCompleted: 'BackupCompleted',
+  backupFailed: 'BackupFailed',
+  backupPruned: 'BackupPruned',
+  backupPruneFailed: 'BackupPruneFailed',
+} as const;

@@ -8,6 +8,7 @@ import { BACKUP_SCRIPT, parseBackupResult } from '../../../src/sampledb/scripts/
 import { INIT_SCRIPT } from '../../../src/sampledb/scripts/init.ts';
 import { MONITORING_ROLE_SCRIPT } from '../../../src/sampledb/scripts/monitoring-role.ts';
 import { OWNER_PASSWORD_SCRIPT } from '../../../src/sampledb/scripts/owner-password.ts';
+import { PRUNE_SCRIPT } from '../../../src/sampledb/scripts/prune.ts';
 import { RESTORE_SCRIPT } from '../../../src/sampledb/scripts/restore.ts';
 
 const scripts = {
@@ -16,6 +17,7 @@ const scripts = {
   restore: RESTORE_SCRIPT,
   'monitoring-role': MONITORING_ROLE_SCRIPT,
   'owner-password': OWNER_PASSWORD_SCRIPT,
+  prune: PRUNE_SCRIPT,
 };
 const hasShellcheck = spawnSync('shellcheck', ['--version']).status === 0;
 
