@@ -11,6 +11,7 @@ export const SAMPLEDB_CONDITIONS = {
   backupScheduled: 'BackupScheduled',
   deletionProtected: 'DeletionProtected',
   credentialsApplied: 'CredentialsApplied',
+  backupHealthy: 'BackupHealthy',
 } as const;
 export type SampleDbConditionType = (typeof SAMPLEDB_CONDITIONS)[keyof typeof SAMPLEDB_CONDITIONS];
 
@@ -68,6 +69,10 @@ export const REASONS = {
   finalBackupFailed: 'FinalBackupFailed',
   snapshotInProgress: 'SnapshotInProgress',
   snapshotFailed: 'SnapshotFailed',
+  // BackupHealthy
+  backupsHealthy: 'BackupsHealthy',
+  latestBackupFailed: 'LatestBackupFailed',
+  noRecentBackup: 'NoRecentBackup',
   // CredentialsApplied
   passwordApplied: 'PasswordApplied',
   passwordChanging: 'PasswordChanging',

@@ -6,6 +6,7 @@ import type { ReconcileContext, ReconcileRequest, ReconcileResult, Reconciler } 
 import { DELETION_WRITES, runDeletion } from './deletion/step.ts';
 import { resolveInstance } from './instance.ts';
 import { SAMPLEDBS } from './resources.ts';
+import { reportBackupHealth } from './steps/backup-health.ts';
 import { enforceRetention } from './steps/backup-retention.ts';
 import { scheduleBackups } from './steps/backup-schedule.ts';
 import { ensureBackupPvc } from './steps/backup-volume.ts';
@@ -39,6 +40,7 @@ export const LIVE_STEPS: readonly Step[] = [
   // Last: it needs the full observation to know the database is Ready.
   scheduleBackups,
   enforceRetention,
+  reportBackupHealth,
 ];
 
 const requeue = (ms: number | undefined): ReconcileResult =>
