@@ -81,6 +81,8 @@ export const REASONS = {
   sampleDbNotFound: 'SampleDBNotFound',
   databaseNotReady: 'DatabaseNotReady',
   waitingForBackup: 'WaitingForBackup',
+  growingBackupVolume: 'GrowingBackupVolume',
+  backupVolumeFull: 'BackupVolumeFull',
   running: 'Running',
   backupCompleted: 'BackupCompleted',
   noResult: 'NoResult',

@@ -92,5 +92,8 @@ export function watchMaps(view: ClusterView) {
       backupsOf(db.metadata.namespace ?? '', db.metadata.name ?? ''),
     statefulSetToBackups: (sts: KubeObject): ObjectRef[] =>
       byInstanceLabel(sts).flatMap((ref) => backupsOf(ref.namespace, ref.name)),
+    /** The backup volume grew (or changed): a backup waiting for room may start. */
+    pvcToBackups: (pvc: KubeObject): ObjectRef[] =>
+      byInstanceLabel(pvc).flatMap((ref) => backupsOf(ref.namespace, ref.name)),
   };
 }

@@ -6,10 +6,19 @@ import type { Stored } from '../../runtime/index.ts';
 import { backupJob } from '../backup-job.ts';
 import { resolveInstance, type SampleDbInstance } from '../instance.ts';
 import { backupJobName } from '../names.ts';
-import { JOBS, PODS, SAMPLEDB_BACKUPS, SAMPLEDBS, STATEFULSETS } from '../resources.ts';
+import {
+  JOBS,
+  PODS,
+  PVCS,
+  SAMPLEDB_BACKUPS,
+  SAMPLEDBS,
+  STATEFULSETS,
+  STORAGE_CLASSES,
+} from '../resources.ts';
 import { ensureBackupVolume } from '../steps/backup-volume.ts';
 import type { Step } from '../steps/context.ts';
 import { backupAhead } from './queue.ts';
+import { decideSpace, type SpaceDecision } from './space.ts';
 
 export interface BackupSubject {
   readonly backup: Stored<SampleDbBackupObject>;
@@ -26,6 +35,8 @@ export interface BackupObservation {
   started?: boolean;
   /** Another backup of the same SampleDB runs (or goes) first. */
   waitingFor?: string;
+  /** Room on the backup volume, when there was not enough. */
+  space?: SpaceDecision;
 }
 
 type BackupStep = Step<BackupObservation, BackupSubject>;
@@ -70,6 +81,37 @@ export const waitForDatabase: BackupStep = {
   },
 };
 
+export const checkSpace: BackupStep = {
+  name: 'space',
+  writes: ['patch'],
+  async run({ observed, view, write, log }) {
+    const instance = observed.instance;
+    if (!instance) return { halt: true };
+    const { namespace } = instance;
+    const claimName = instance.backupClaim.name;
+    const pvc = view.get(PVCS, namespace, claimName);
+    const className = pvc?.spec?.storageClassName;
+    const space = decideSpace({
+      dbName: instance.name,
+      claimName,
+      operatorOwned: instance.backupClaim.operatorOwned,
+      pvc,
+      storageClass: className ? view.get(STORAGE_CLASSES, '', className) : undefined,
+      backups: view.list(SAMPLEDB_BACKUPS, namespace),
+    });
+    if (space.kind === 'enough') return undefined;
+    if (space.kind === 'grow') {
+      await write.patch(
+        PVCS,
+        { namespace, name: claimName },
+        { spec: { resources: { requests: { storage: space.to } } } },
+      );
+      log.info({ pvc: claimName, to: space.to }, 'growing the backup volume for the next dump');
+    }
+    return { observed: { space }, halt: true };
+  },
+};
+
 export const startBackupJob: BackupStep = {
   name: 'start-job',
   writes: ['create-once', 'apply'],
@@ -89,5 +131,6 @@ export const BACKUP_STEPS: readonly BackupStep[] = [
   observeJob,
   waitForTurn,
   waitForDatabase,
+  checkSpace,
   startBackupJob,
 ];

@@ -5,9 +5,10 @@ import { describe, it } from 'node:test';
 import type { SampleDbBackupObject } from '../../../../src/api/index.ts';
 import { silentLogger } from '../../../../src/runtime/index.ts';
 import { SampleDbBackupReconciler } from '../../../../src/sampledb/backup/reconciler.ts';
-import { JOBS, PODS, SAMPLEDB_BACKUPS, SAMPLEDBS, STATEFULSETS } from '../../../../src/sampledb/resources.ts';
+import { JOBS, PODS, SAMPLEDB_BACKUPS, SAMPLEDBS } from '../../../../src/sampledb/resources.ts';
 import { sampleDb } from '../../../support/sampledb.ts';
 import { FakeApiserver } from '../support/fake-apiserver.ts';
+import { servingDatabase } from '../support/serving.ts';
 
 const REQ = { namespace: 'shop', name: 'nightly' };
 const rc = () => ({ signal: new AbortController().signal, log: silentLogger, reconcileID: 't', retries: 0 });
@@ -22,16 +23,6 @@ async function reconcile(api: FakeApiserver) {
   const { client, view, now } = api.operator();
   await new SampleDbBackupReconciler({ client, view, now }).reconcile(REQ, rc());
   return api.get(SAMPLEDB_BACKUPS, 'shop', 'nightly')?.status;
-}
-/** The SampleDB and a StatefulSet with its pod ready: the database serves. */
-function servingDatabase(api: FakeApiserver) {
-  api.put(SAMPLEDBS, sampleDb({ backup: {} }));
-  api.put(STATEFULSETS, {
-    apiVersion: 'apps/v1',
-    kind: 'StatefulSet',
-    metadata: { name: 'orders', namespace: 'shop' },
-    status: { replicas: 1, readyReplicas: 1 },
-  });
 }
 const writes = (api: FakeApiserver) => api.log.map((w) => `${w.verb} ${w.plural}/${w.name}`);
 const reason = (status: SampleDbBackupObject['status']) =>
