@@ -29,6 +29,7 @@ export const REASONS = {
   deleting: 'Deleting',
   rollingOut: 'RollingOut',
   invalidSpec: 'InvalidSpec',
+  childRejected: 'ChildRejected',
   // Provisioned and Initialized: inputs the user provides
   credentialsPending: 'CredentialsPending',
   credentialsSecretNotFound: 'CredentialsSecretNotFound',
@@ -95,4 +96,5 @@ export const EVENT_REASONS = {
   backupFailed: 'BackupFailed',
   backupPruned: 'BackupPruned',
   backupPruneFailed: 'BackupPruneFailed',
+  childRejected: 'ChildRejected',
 } as const;
