@@ -26,6 +26,8 @@ export const LABELS = {
   orphaned: `${GROUP}/orphaned`,
   /** On final snapshots/backups: which SampleDB (by uid, names can be reused) they protect. */
   finalForUid: `${GROUP}/final-for-uid`,
+  /** On scheduled backups: the uid of the SampleDB they were taken for (a re-created same-name one is another). */
+  sampleDbUid: `${GROUP}/sampledb-uid`,
   /** On backups the operator created for the schedule, to tell them from on-demand ones (value: `schedule`). */
   trigger: `${GROUP}/trigger`,
 } as const;

@@ -43,6 +43,11 @@ export interface DeletionObservation {
   backupVolume?: { name: string; deleting: boolean };
   /** SampleDBBackups of this SampleDB (removed under policy Delete). */
   backupObjects: readonly string[];
+  /**
+   * Backups of an earlier SampleDB of the same name (another uid) whose dumps are on the backup volume: the volume is
+   * kept for them under policy Delete.
+   */
+  othersOnBackupVolume?: readonly string[];
   now: Date;
 }
 
@@ -148,7 +153,7 @@ export function planDeletion(obs: DeletionObservation): DeletionPlan {
   if (obs.policy === 'Delete') {
     if (obs.backupObjects.length > 0)
       return plan({ kind: 'delete-backup-objects', names: [...obs.backupObjects] });
-    if (obs.backupVolume && !obs.backupVolume.deleting)
+    if (obs.backupVolume && !obs.backupVolume.deleting && (obs.othersOnBackupVolume ?? []).length === 0)
       return plan({ kind: 'delete-backup-volume', name: obs.backupVolume.name });
   }
   return plan({ kind: 'remove-finalizer' });
