@@ -161,7 +161,7 @@ export interface SampleDbSpec {
   readonly storage: SampleDbSpecStorage;
 
   /**
-   * PostgreSQL version to run: a major version ("16") or major.minor ("16.4"). Supported majors: 14-18. The minor version may change; the major version may not (this operator does not run pg_upgrade yet).
+   * PostgreSQL version to run: a major version ("16") or major.minor ("16.4"). Supported majors: 14-18. A minor change rolls the pod onto the new image; raising the major runs an upgrade (pg_upgrade, with a backup first and a way back); lowering it below the running major is refused.
    *
    * @schema SampleDbSpec#version
    */

@@ -10,6 +10,7 @@ export const SAMPLEDB_CONDITIONS = {
   storageResized: 'StorageResized',
   backupScheduled: 'BackupScheduled',
   deletionProtected: 'DeletionProtected',
+  upgrading: 'Upgrading',
 } as const;
 export type SampleDbConditionType = (typeof SAMPLEDB_CONDITIONS)[keyof typeof SAMPLEDB_CONDITIONS];
 
@@ -67,6 +68,14 @@ export const REASONS = {
   finalBackupFailed: 'FinalBackupFailed',
   snapshotInProgress: 'SnapshotInProgress',
   snapshotFailed: 'SnapshotFailed',
+  // Upgrading (True while a version change runs; the message names the step)
+  upToDate: 'UpToDate',
+  rollingRestart: 'RollingRestart',
+  verifyingVersion: 'VerifyingVersion',
+  versionCheckFailed: 'VersionCheckFailed',
+  majorUpgrade: 'MajorUpgrade',
+  majorUpgradeFailed: 'MajorUpgradeFailed',
+  downgradeRefused: 'DowngradeRefused',
   // SampleDBBackup Completed / Failed
   sampleDbNotFound: 'SampleDBNotFound',
   databaseNotReady: 'DatabaseNotReady',
@@ -77,4 +86,10 @@ export const REASONS = {
 export type Reason = (typeof REASONS)[keyof typeof REASONS];
 
 /** Reasons of the Events the operator records. */
-export const EVENT_REASONS = { backupCompleted: 'BackupCompleted', backupFailed: 'BackupFailed' } as const;
+export const EVENT_REASONS = {
+  backupCompleted: 'BackupCompleted',
+  backupFailed: 'BackupFailed',
+  upgradeStep: 'UpgradeStep',
+  upgradeCompleted: 'UpgradeCompleted',
+  upgradeFailed: 'UpgradeFailed',
+} as const;

@@ -42,6 +42,10 @@ export const ANNOTATIONS = {
   scheduledAt: `${GROUP}/scheduled-at`,
   /** On final SampleDBBackups: which attempt (1, 2, ...) of the final backup this is. */
   attempt: `${GROUP}/attempt`,
+  /** On the StatefulSet: the PostgreSQL major version of the files on its data volume (changed by an upgrade only). */
+  dataMajor: `${GROUP}/data-major`,
+  /** On a version Job: the image whose server it asked. */
+  image: `${GROUP}/image`,
 } as const;
 
 /** On every SampleDB, so no child can outlive the deletion policy. */

@@ -18,6 +18,7 @@ import { publishConnection } from './steps/publish.ts';
 import { runSteps, type StepsRun } from './steps/run.ts';
 import { growStorage } from './steps/storage.ts';
 import { validateSpec } from './steps/validate.ts';
+import { reportVersion } from './steps/version.ts';
 import { applyStatefulSet } from './steps/workload.ts';
 import { writeStatus } from './steps/write-status.ts';
 import { Writer } from './writer.ts';
@@ -34,6 +35,7 @@ export const LIVE_STEPS: readonly Step[] = [
   applyStatefulSet,
   growStorage,
   ensureInitJob,
+  reportVersion,
   publishConnection,
   // Last: it needs the full observation to know the database is Ready.
   scheduleBackups,

@@ -39,6 +39,12 @@ export interface ObservedChildren {
   /** Pods of the init Job, to quote why the last one failed. */
   initJobPods?: readonly V1Pod[];
   bindingSecret?: V1Secret;
+  /** The version the running server last reported (steps/version.ts). */
+  serverVersion?: string;
+  /** The spec's major differs from the data files': the StatefulSet keeps the image it has (upgrade/workload.ts). */
+  heldMajor?: { fromMajor: number; toMajor: number; specImage: string };
+  /** A version change (minor rollout or major upgrade) is running: the phase is Upgrading. */
+  upgrading?: boolean;
   /** Problems with the spec found by the validator (objects that slipped past admission). */
   specErrors?: readonly FieldError[];
 }
@@ -259,6 +265,7 @@ export function sampleDbStatus(
   let phase: Phase;
   if (deleting) phase = 'Deleting';
   else if ((!provisioned.ok && provisioned.fatal) || (!initialized.ok && initialized.fatal)) phase = 'Failed';
+  else if (observed.upgrading) phase = 'Upgrading';
   else if (ready.ok) phase = 'Ready';
   else if (updating) phase = 'Updating';
   else if (inputProblem || !observed.statefulSet) phase = 'Pending';
@@ -279,11 +286,9 @@ export function sampleDbStatus(
     ...base,
     phase,
     conditions,
-    ...(ready.ok
-      ? {
-          currentVersion:
-            reportedServerVersion(observed.initJobPods) ?? db.status?.currentVersion ?? spec.version,
-        }
+    // What the server reported (a version Job, or the init Job for the first image); never a copy of the spec.
+    ...((observed.serverVersion ?? reportedServerVersion(observed.initJobPods))
+      ? { currentVersion: observed.serverVersion ?? reportedServerVersion(observed.initJobPods) }
       : {}),
     ...(observed.bindingSecret ? { binding: { name: instance.names.bindingSecret } } : {}),
   };

@@ -424,9 +424,9 @@ export const INVALID_UPDATES: readonly InvalidUpdate[] = [
     field: 'spec.version',
   },
   {
-    title: 'raising the major version (no pg_upgrade yet)',
-    before: spec({ version: '15' }),
-    after: spec({ version: '16' }),
+    title: 'downgrading the major version by two',
+    before: spec({ version: '17' }),
+    after: spec({ version: '15.8' }),
     field: 'spec.version',
   },
   {
@@ -462,6 +462,11 @@ export const VALID_UPDATES: ReadonlyArray<{
   },
   { title: 'minor upgrade', before: spec({ version: '16' }), after: spec({ version: '16.4' }) },
   { title: 'minor downgrade', before: spec({ version: '16.4' }), after: spec({ version: '16.2' }) },
+  {
+    title: 'raising the major version (an upgrade)',
+    before: spec({ version: '15' }),
+    after: spec({ version: '17' }),
+  },
   {
     title: 'editing resources',
     before: spec({}),
