@@ -8,6 +8,7 @@ import { BACKUP_SCRIPT, parseBackupResult } from '../../../src/sampledb/scripts/
 import { INIT_SCRIPT } from '../../../src/sampledb/scripts/init.ts';
 import { MONITORING_ROLE_SCRIPT } from '../../../src/sampledb/scripts/monitoring-role.ts';
 import { RESTORE_SCRIPT } from '../../../src/sampledb/scripts/restore.ts';
+import { COPY_OLD_BINARIES_SCRIPT, UPGRADE_SCRIPT } from '../../../src/sampledb/scripts/upgrade.ts';
 import { VERSION_SCRIPT } from '../../../src/sampledb/scripts/version.ts';
 
 const scripts = {
@@ -16,6 +17,8 @@ const scripts = {
   restore: RESTORE_SCRIPT,
   'monitoring-role': MONITORING_ROLE_SCRIPT,
   version: VERSION_SCRIPT,
+  upgrade: UPGRADE_SCRIPT,
+  'copy-old-binaries': COPY_OLD_BINARIES_SCRIPT,
 };
 const hasShellcheck = spawnSync('shellcheck', ['--version']).status === 0;
 
