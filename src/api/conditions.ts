@@ -11,6 +11,7 @@ export const SAMPLEDB_CONDITIONS = {
   backupScheduled: 'BackupScheduled',
   deletionProtected: 'DeletionProtected',
   upgrading: 'Upgrading',
+  credentialsApplied: 'CredentialsApplied',
 } as const;
 export type SampleDbConditionType = (typeof SAMPLEDB_CONDITIONS)[keyof typeof SAMPLEDB_CONDITIONS];
 
@@ -76,6 +77,10 @@ export const REASONS = {
   majorUpgrade: 'MajorUpgrade',
   majorUpgradeFailed: 'MajorUpgradeFailed',
   downgradeRefused: 'DowngradeRefused',
+  // CredentialsApplied
+  passwordApplied: 'PasswordApplied',
+  passwordChanging: 'PasswordChanging',
+  passwordChangeFailed: 'PasswordChangeFailed',
   // SampleDBBackup Completed / Failed
   sampleDbNotFound: 'SampleDBNotFound',
   databaseNotReady: 'DatabaseNotReady',

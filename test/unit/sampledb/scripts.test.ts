@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import { BACKUP_SCRIPT, parseBackupResult } from '../../../src/sampledb/scripts/backup.ts';
 import { INIT_SCRIPT } from '../../../src/sampledb/scripts/init.ts';
 import { MONITORING_ROLE_SCRIPT } from '../../../src/sampledb/scripts/monitoring-role.ts';
+import { OWNER_PASSWORD_SCRIPT } from '../../../src/sampledb/scripts/owner-password.ts';
 import { RESTORE_SCRIPT } from '../../../src/sampledb/scripts/restore.ts';
 import { COPY_OLD_BINARIES_SCRIPT, UPGRADE_SCRIPT } from '../../../src/sampledb/scripts/upgrade.ts';
 import { VERSION_SCRIPT } from '../../../src/sampledb/scripts/version.ts';
@@ -19,6 +20,7 @@ const scripts = {
   version: VERSION_SCRIPT,
   upgrade: UPGRADE_SCRIPT,
   'copy-old-binaries': COPY_OLD_BINARIES_SCRIPT,
+  'owner-password': OWNER_PASSWORD_SCRIPT,
 };
 const hasShellcheck = spawnSync('shellcheck', ['--version']).status === 0;
 
