@@ -50,7 +50,7 @@ export type UpgradeMethod = (typeof UPGRADE_METHODS)[number];
 /** `status.upgrade`: the last major upgrade, while it runs and after. */
 export const UpgradeStatusSchema = Type.Object(
   {
-    fromVersion: Type.String({ description: 'The version the server ran before the upgrade.' }),
+    fromMajor: Type.Integer({ description: 'The major version the data files had before the upgrade.' }),
     toMajor: Type.Integer({ description: 'The major version the upgrade goes to.' }),
     step: Type.String({
       description:

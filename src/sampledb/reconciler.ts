@@ -13,6 +13,7 @@ import type { Observation, SampleDbDeps, SampleDbSubject, Step, StepBase } from 
 import { ensureCredentials } from './steps/credentials.ts';
 import { ensureFinalizer } from './steps/finalizer.ts';
 import { ensureInitJob } from './steps/init-job.ts';
+import { runMajorUpgrade } from './steps/major-upgrade.ts';
 import { ensureMonitoring } from './steps/monitoring.ts';
 import { publishConnection } from './steps/publish.ts';
 import { runSteps, type StepsRun } from './steps/run.ts';
@@ -32,6 +33,8 @@ export const LIVE_STEPS: readonly Step[] = [
   applyConfig,
   applyServices,
   ensureBackupPvc,
+  // Before the StatefulSet: it decides the image and replicas while a major upgrade runs.
+  runMajorUpgrade,
   applyStatefulSet,
   growStorage,
   ensureInitJob,

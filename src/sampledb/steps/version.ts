@@ -68,6 +68,8 @@ export const reportVersion: Step = {
     const wasUpgrading = instance.object.status?.conditions?.some(
       (c) => c.type === SAMPLEDB_CONDITIONS.upgrading && c.status === 'True',
     );
+    // A major upgrade owns the Upgrading condition (and verifies the new server with the same version Job).
+    if (ctx.observed.majorUpgrade) return { observed };
     const held = ctx.observed.heldMajor;
     if (held) {
       const refused = held.toMajor < held.fromMajor;

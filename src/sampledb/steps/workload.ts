@@ -26,11 +26,18 @@ export function desiredStatefulSet(
 export const applyStatefulSet: Step = {
   name: 'statefulset',
   writes: ['apply'],
-  async run({ instance, view, write }) {
+  async run({ instance, observed, view, write }) {
     const { namespace, names } = instance;
     const existing = view.get(STATEFULSETS, namespace, names.statefulSet);
-    const applied = await write.apply(STATEFULSETS, desiredStatefulSet(instance, existing));
-    const { held } = workloadVersion(instance, existing);
+    const desired = desiredStatefulSet(instance, existing);
+    // A major upgrade decides the image, the data major and whether the files are offline (0 replicas).
+    const directive = observed.majorUpgrade?.plan.workload;
+    if (directive) {
+      withWorkloadVersion(desired, directive);
+      if (desired.spec) desired.spec.replicas = directive.replicas;
+    }
+    const applied = await write.apply(STATEFULSETS, desired);
+    const { held } = directive ? { held: undefined } : workloadVersion(instance, existing);
     const pod = view.get(PODS, namespace, names.pod);
     const dataPvc = view.get(PVCS, namespace, names.dataPvc);
     return {
