@@ -203,12 +203,16 @@ export const runMajorUpgrade: Step = {
       case 'create-upgrade':
       case 'create-cleanup': {
         const mode = next.kind.slice('create-'.length) as 'preflight' | 'upgrade' | 'cleanup';
-        const job = await write.apply(JOBS, upgradeJob(instance, mode, route));
+        const nodeName = ctx.view.get(PODS, instance.namespace, instance.names.pod)?.spec?.nodeName;
+        const job = await write.apply(
+          JOBS,
+          upgradeJob(instance, mode, route, mode === 'cleanup' && nodeName ? { nodeName } : {}),
+        );
         await event('Normal', EVENT_REASONS.upgradeStep, `Step ${plan.step}: Job ${job.metadata.name}.`);
         break;
       }
       case 'create-rollback': {
-        const job = await write.apply(JOBS, upgradeJob(instance, 'rollback', route, next.cause));
+        const job = await write.apply(JOBS, upgradeJob(instance, 'rollback', route, { cause: next.cause }));
         await event(
           'Warning',
           EVENT_REASONS.upgradeFailed,

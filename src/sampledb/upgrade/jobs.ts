@@ -47,8 +47,9 @@ export function upgradeJob(
   instance: SampleDbInstance,
   mode: UpgradeMode,
   route: UpgradeRoute,
-  cause?: string,
+  options: { cause?: string; nodeName?: string } = {},
 ): V1Job {
+  const { cause, nodeName } = options;
   const needsOldBinaries = mode === 'preflight' || mode === 'upgrade';
   const oldMount = { name: 'old-install', mountPath: OLD_INSTALL_ROOT };
   const dataMount = { name: 'data', mountPath: DATA_MOUNT_PATH };
@@ -100,6 +101,8 @@ export function upgradeJob(
       },
     ];
   }
+  // The cleanup runs next to the new server, which has the volume attached: on its node, or it could not mount it.
+  if (nodeName) pod.nodeName = nodeName;
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
