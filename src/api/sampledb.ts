@@ -41,7 +41,7 @@ import {
   type ValidationRule,
   withRules,
 } from './schema-kit.ts';
-import { MAJOR_DOWNGRADE_RULE, UpgradeStatusSchema } from './upgrade.ts';
+import { MAJOR_DOWNGRADE_RULE, UpgradeSpecSchema, UpgradeStatusSchema } from './upgrade.ts';
 
 export { API_VERSION, GROUP, VERSION } from './identity.ts';
 
@@ -560,6 +560,7 @@ export const SampleDbSpecSchema = Type.Object(
     backup: Type.Optional(BackupSchema),
     deletion: Type.Optional(DeletionSchema),
     monitoring: Type.Optional(MonitoringSchema),
+    upgrade: Type.Optional(UpgradeSpecSchema),
   },
   { description: 'Desired state of a SampleDB database.' },
 );

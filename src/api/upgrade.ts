@@ -4,7 +4,17 @@
 // (pg_upgrade, see docs/adr/0009-major-upgrades.md). Lowering it is refused: a server refuses the data files of a
 // newer major version, and there is no way back other than a restore of a backup into a new SampleDB.
 import { Type } from '@sinclair/typebox';
-import type { ValidationRule } from './schema-kit.ts';
+import {
+  CRON_DAY_EXISTS_MESSAGE,
+  CRON_DAY_EXISTS_RULE,
+  CRON_FIELDS,
+  CRON_PATTERN,
+  cronDayExistsHolds,
+  cronFieldHolds,
+  cronFieldMessage,
+  cronFieldRule,
+} from './cron.ts';
+import { type ValidationRule, withRules } from './schema-kit.ts';
 
 const majorOf = (version: string | undefined) => Number.parseInt((version ?? '').split('.')[0] ?? '', 10);
 
@@ -60,6 +70,67 @@ export const UpgradeStatusSchema = Type.Object(
       Type.String({ description: 'The pre-upgrade SampleDBBackup (kept after the upgrade).' }),
     ),
     message: Type.Optional(Type.String({ description: 'What failed, when the upgrade failed.' })),
+    waitingUntil: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: 'When the maintenance window opens (step WaitingForWindow).',
+      }),
+    ),
   },
   { description: 'The last major version upgrade.' },
+);
+
+/** `spec.upgrade`: how and when major upgrades run. */
+export const UpgradeSpecSchema = Type.Object(
+  {
+    maintenanceWindow: Type.Optional(
+      withRules(
+        Type.Object(
+          {
+            schedule: withRules(
+              Type.String({
+                pattern: CRON_PATTERN,
+                maxLength: 128,
+                description:
+                  'When the window opens: a five-field cron schedule or a macro, as backup.schedule, e.g. "0 2 * * SUN".',
+              }),
+              CRON_FIELDS.map((field, index) => ({
+                rule: cronFieldRule(field, index),
+                message: cronFieldMessage(field),
+                holds: (self: string) => cronFieldHolds(field, index, self),
+              })).concat([
+                { rule: CRON_DAY_EXISTS_RULE, message: CRON_DAY_EXISTS_MESSAGE, holds: cronDayExistsHolds },
+              ]),
+            ),
+            duration: Type.String({
+              pattern: '^[0-9]+(d|h|m)$',
+              maxLength: 16,
+              description: 'How long the window stays open, e.g. "4h". A started upgrade runs to its end.',
+            }),
+            timezone: Type.Optional(
+              Type.String({
+                pattern: '^[A-Za-z_][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+)*$',
+                maxLength: 64,
+                description: 'IANA time zone of the schedule, e.g. "Europe/Berlin". Default: UTC.',
+              }),
+            ),
+          },
+          {
+            description:
+              'A major upgrade starts (takes its backup) only inside this window; status.upgrade.waitingUntil says ' +
+              'when it opens next. Minor upgrades do not wait. Default: no window, upgrades start at once.',
+          },
+        ),
+        [
+          {
+            rule: 'int(self.duration.substring(0, size(self.duration) - 1)) >= 1',
+            message: 'upgrade.maintenanceWindow.duration must be at least 1m, e.g. "4h"',
+            fieldPath: '.duration',
+            holds: (self: { duration: string }) => Number.parseInt(self.duration, 10) >= 1,
+          },
+        ],
+      ),
+    ),
+  },
+  { description: 'Major version upgrades (see docs/upgrades.md).' },
 );

@@ -54,6 +54,7 @@ export interface ObservedChildren {
       workload: { image: string; replicas: 0 | 1; dataMajor: number };
     };
     route: { fromMajor: number; toMajor: number };
+    waitingUntil?: string;
   };
   /** A version change (minor rollout or major upgrade) is running: the phase is Upgrading. */
   upgrading?: boolean;
@@ -220,8 +221,9 @@ function majorUpgradeRunning(observed: ObservedChildren): boolean {
   return step !== undefined && step !== 'Done' && step !== 'Failed';
 }
 
-function upgradeStatus({ plan, route }: NonNullable<ObservedChildren['majorUpgrade']>) {
+function upgradeStatus({ plan, route, waitingUntil }: NonNullable<ObservedChildren['majorUpgrade']>) {
   return {
+    ...(waitingUntil ? { waitingUntil } : {}),
     fromMajor: route.fromMajor,
     toMajor: route.toMajor,
     step: plan.step,

@@ -274,6 +274,18 @@ export const INVALID_CREATES: readonly InvalidCreate[] = [
   },
   { title: 'unsupported major version', spec: spec({ version: '12' }), field: 'spec.version', layer: 'cel' },
   {
+    title: 'maintenance window of zero length',
+    spec: spec({ upgrade: { maintenanceWindow: { schedule: '0 2 * * SUN', duration: '0h' } } }),
+    field: 'spec.upgrade.maintenanceWindow.duration',
+    layer: 'cel',
+  },
+  {
+    title: 'maintenance window schedule out of range',
+    spec: spec({ upgrade: { maintenanceWindow: { schedule: '0 25 * * *', duration: '2h' } } }),
+    field: 'spec.upgrade.maintenanceWindow.schedule',
+    layer: 'cel',
+  },
+  {
     title: 'storage size not a quantity',
     spec: spec({ storage: { size: 'ten gigs' } }),
     field: 'spec.storage.size',

@@ -14,6 +14,7 @@ import {
   type UpgradePlan,
 } from '../upgrade/plan.ts';
 import { reportOf } from '../upgrade/version.ts';
+import { windowState } from '../upgrade/window.ts';
 import { templateImage, workloadVersion } from '../upgrade/workload.ts';
 import { runningImage, versionJob, versionJobName } from '../version-job.ts';
 import type { Step, StepContext } from './context.ts';
@@ -87,7 +88,7 @@ function observe(ctx: StepContext, route: UpgradeRoute): UpgradeObservation {
     toMajor: route.toMajor,
     oldImage: route.fromImage,
     newImage: route.toImage,
-    window: { open: true },
+    window: windowState(instance.object.spec.upgrade?.maintenanceWindow, now()),
     ...(backup
       ? {
           backup: {
@@ -178,7 +179,15 @@ export const runMajorUpgrade: Step = {
       ...(obs.verify ? [versionJobName(instance.name, route.toImage)] : []),
     ];
     const conditions = [condition(plan, route, jobs)];
-    const observed = { majorUpgrade: { plan, route } };
+    const observed = {
+      majorUpgrade: {
+        plan,
+        route,
+        ...(plan.step === 'WaitingForWindow' && obs.window.opensAt
+          ? { waitingUntil: obs.window.opensAt }
+          : {}),
+      },
+    };
     // Nothing to do once done: the workload is the spec's again (the data major says so).
     if (
       plan.step === 'Done' &&
@@ -241,7 +250,11 @@ export const runMajorUpgrade: Step = {
       );
     }
     const settled = plan.step === 'Failed' || plan.step === 'Done';
-    // Job and pod events bring most changes; the start timeout and the window need the clock.
+    if (plan.step === 'WaitingForWindow') {
+      const opensIn = obs.window.opensAt ? Date.parse(obs.window.opensAt) - obs.now.getTime() : 3_600_000;
+      return { observed, conditions, requeueAfterMs: Math.max(1_000, Math.min(3_600_000, opensIn)) };
+    }
+    // Job and pod events bring most changes; the start timeout needs the clock.
     return settled ? { observed, conditions } : { observed, conditions, requeueAfterMs: 15_000 };
   },
 };

@@ -187,6 +187,28 @@ describe('major upgrade through the reconcile (fake apiserver)', () => {
     assert.ok(!cluster.jobsRun.includes('orders-upgrade-17-cleanup'));
   });
 
+  it('waits for the maintenance window before the backup, and says until when', async () => {
+    const cluster = await onFifteen();
+    const db = cluster.db();
+    cluster.api.put(SAMPLEDBS, {
+      ...db,
+      spec: { ...db.spec, upgrade: { maintenanceWindow: { schedule: '0 2 * * SUN', duration: '4h' } } },
+    });
+    await cluster.reconcile();
+    await cluster.play();
+    await cluster.reconcile();
+    const status = cluster.db().status;
+    assert.equal(status?.upgrade?.step, 'WaitingForWindow');
+    // The fake clock starts at midnight of Sunday 2026-02-01: the window opens at 02:00.
+    assert.equal(status?.upgrade?.waitingUntil, '2026-02-01T02:00:00.000Z');
+    assert.match(upgrading(cluster.db())?.message ?? '', /opens at 2026-02-01T02:00:00.000Z/);
+    assert.equal(cluster.api.get(SAMPLEDB_BACKUPS, 'shop', 'orders-pre-upgrade-17'), undefined);
+    assert.equal(cluster.stsImage(), 'docker.io/library/postgres:15');
+    // Once the window is open, the upgrade starts.
+    cluster.clock = Date.parse('2026-02-01T02:00:30Z');
+    await cluster.settle((d) => d.status?.upgrade?.step === 'Done' && d.status.phase === 'Ready');
+  });
+
   it('finishes when the operator is killed at any write of the upgrade', async () => {
     const reference = await onFifteen();
     const start = reference.api.log.length;
