@@ -10,6 +10,7 @@ export const SAMPLEDB_CONDITIONS = {
   storageResized: 'StorageResized',
   backupScheduled: 'BackupScheduled',
   deletionProtected: 'DeletionProtected',
+  upgrading: 'Upgrading',
   credentialsApplied: 'CredentialsApplied',
   backupHealthy: 'BackupHealthy',
 } as const;
@@ -74,6 +75,14 @@ export const REASONS = {
   backupsHealthy: 'BackupsHealthy',
   latestBackupFailed: 'LatestBackupFailed',
   noRecentBackup: 'NoRecentBackup',
+  // Upgrading (True while a version change runs; the message names the step)
+  upToDate: 'UpToDate',
+  rollingRestart: 'RollingRestart',
+  verifyingVersion: 'VerifyingVersion',
+  versionCheckFailed: 'VersionCheckFailed',
+  majorUpgrade: 'MajorUpgrade',
+  majorUpgradeFailed: 'MajorUpgradeFailed',
+  downgradeRefused: 'DowngradeRefused',
   // CredentialsApplied
   passwordApplied: 'PasswordApplied',
   passwordChanging: 'PasswordChanging',
@@ -97,4 +106,7 @@ export const EVENT_REASONS = {
   backupPruned: 'BackupPruned',
   backupPruneFailed: 'BackupPruneFailed',
   childRejected: 'ChildRejected',
+  upgradeStep: 'UpgradeStep',
+  upgradeCompleted: 'UpgradeCompleted',
+  upgradeFailed: 'UpgradeFailed',
 } as const;

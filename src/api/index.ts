@@ -14,4 +14,5 @@ export * from './quantity.ts';
 export * from './sampledb.ts';
 export * from './sampledb-backup.ts';
 export { rulesOf, type ValidationRule } from './schema-kit.ts';
+export * from './upgrade.ts';
 export * from './validate.ts';

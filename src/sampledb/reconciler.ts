@@ -22,11 +22,13 @@ import type { Observation, SampleDbDeps, SampleDbSubject, Step, StepBase } from 
 import { ensureCredentials } from './steps/credentials.ts';
 import { ensureFinalizer } from './steps/finalizer.ts';
 import { ensureInitJob } from './steps/init-job.ts';
+import { runMajorUpgrade } from './steps/major-upgrade.ts';
 import { ensureMonitoring } from './steps/monitoring.ts';
 import { publishConnection } from './steps/publish.ts';
 import { runSteps, type StepsRun } from './steps/run.ts';
 import { growStorage } from './steps/storage.ts';
 import { validateSpec } from './steps/validate.ts';
+import { reportVersion } from './steps/version.ts';
 import { applyStatefulSet } from './steps/workload.ts';
 import { writeStatus } from './steps/write-status.ts';
 import { Writer } from './writer.ts';
@@ -40,9 +42,12 @@ export const LIVE_STEPS: readonly Step[] = [
   applyConfig,
   applyServices,
   ensureBackupPvc,
+  // Before the StatefulSet: it decides the image and replicas while a major upgrade runs.
+  runMajorUpgrade,
   applyStatefulSet,
   growStorage,
   ensureInitJob,
+  reportVersion,
   publishConnection,
   // Last: it needs the full observation to know the database is Ready.
   scheduleBackups,

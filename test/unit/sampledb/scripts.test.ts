@@ -10,12 +10,17 @@ import { MONITORING_ROLE_SCRIPT } from '../../../src/sampledb/scripts/monitoring
 import { OWNER_PASSWORD_SCRIPT } from '../../../src/sampledb/scripts/owner-password.ts';
 import { PRUNE_SCRIPT } from '../../../src/sampledb/scripts/prune.ts';
 import { RESTORE_SCRIPT } from '../../../src/sampledb/scripts/restore.ts';
+import { COPY_OLD_BINARIES_SCRIPT, UPGRADE_SCRIPT } from '../../../src/sampledb/scripts/upgrade.ts';
+import { VERSION_SCRIPT } from '../../../src/sampledb/scripts/version.ts';
 
 const scripts = {
   init: INIT_SCRIPT,
   backup: BACKUP_SCRIPT,
   restore: RESTORE_SCRIPT,
   'monitoring-role': MONITORING_ROLE_SCRIPT,
+  version: VERSION_SCRIPT,
+  upgrade: UPGRADE_SCRIPT,
+  'copy-old-binaries': COPY_OLD_BINARIES_SCRIPT,
   'owner-password': OWNER_PASSWORD_SCRIPT,
   prune: PRUNE_SCRIPT,
 };

@@ -92,6 +92,11 @@ export class FakeApiserver {
     return clone(o) as unknown as Stored<T>;
   }
 
+  /** Removes an object as if another client (a controller the test plays) had deleted it. */
+  remove(rt: ResourceType, namespace: string, name: string): void {
+    this.#objects.delete(idOf(rt, { namespace, name }));
+  }
+
   get<T extends Writable>(rt: ResourceType<T>, namespace: string, name: string): Stored<T> | undefined {
     const found = this.#objects.get(idOf(rt, { namespace, name }))?.obj;
     return found ? (clone(found) as unknown as Stored<T>) : undefined;
