@@ -88,4 +88,14 @@ describe('deletion resumes after a crash at every write (fake apiserver)', () =>
       assertSafeAndComplete(api, `crash at write ${crashAt}`);
     }
   });
+
+  it('honours the abort signal: after leadership is lost, a deletion writes nothing, not even its status', async () => {
+    const api = deletingSampleDb({ deletion: { policy: 'Delete' } });
+    const { client, view, now } = api.operator();
+    const stop = new AbortController();
+    stop.abort();
+    await new SampleDbReconciler({ client, view, now }).reconcile(REQ, { ...rc(), signal: stop.signal });
+    assert.deepEqual(api.log, []);
+    assert.ok(api.get(STATEFULSETS, 'shop', 'orders'), 'the workload is left to the next leader');
+  });
 });
