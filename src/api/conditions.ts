@@ -109,4 +109,5 @@ export const EVENT_REASONS = {
   upgradeStep: 'UpgradeStep',
   upgradeCompleted: 'UpgradeCompleted',
   upgradeFailed: 'UpgradeFailed',
+  finalBackupRetry: 'FinalBackupRetry',
 } as const;
