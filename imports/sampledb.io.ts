@@ -206,7 +206,7 @@ export function toJson_SampleDbSpec(obj: SampleDbSpec | undefined): Record<strin
  */
 export interface SampleDbSpecBackup {
   /**
-   * Which completed backups to keep. Default: keep all. Not enforced yet: this operator version computes which backups the policy would remove but deletes none (a removed SampleDBBackup would leave its dump on the backup volume).
+   * Which completed backups to keep. Default: keep all. Enforced after each backup: the dump files and then the SampleDBBackup objects of the others are removed (an Event each). Never removed: the newest Completed backup, one a SampleDB's bootstrap.fromBackup names, final backups of a deletion, and backups whose dump is not on this SampleDB's backup volume.
    *
    * @schema SampleDbSpecBackup#retention
    */
@@ -556,7 +556,7 @@ export function toJson_SampleDbSpecUpgrade(obj: SampleDbSpecUpgrade | undefined)
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
 /**
- * Which completed backups to keep. Default: keep all. Not enforced yet: this operator version computes which backups the policy would remove but deletes none (a removed SampleDBBackup would leave its dump on the backup volume).
+ * Which completed backups to keep. Default: keep all. Enforced after each backup: the dump files and then the SampleDBBackup objects of the others are removed (an Event each). Never removed: the newest Completed backup, one a SampleDB's bootstrap.fromBackup names, final backups of a deletion, and backups whose dump is not on this SampleDB's backup volume.
  *
  * @schema SampleDbSpecBackupRetention
  */

@@ -12,6 +12,7 @@ export const SAMPLEDB_CONDITIONS = {
   deletionProtected: 'DeletionProtected',
   upgrading: 'Upgrading',
   credentialsApplied: 'CredentialsApplied',
+  backupHealthy: 'BackupHealthy',
 } as const;
 export type SampleDbConditionType = (typeof SAMPLEDB_CONDITIONS)[keyof typeof SAMPLEDB_CONDITIONS];
 
@@ -29,6 +30,7 @@ export const REASONS = {
   deleting: 'Deleting',
   rollingOut: 'RollingOut',
   invalidSpec: 'InvalidSpec',
+  childRejected: 'ChildRejected',
   // Provisioned and Initialized: inputs the user provides
   credentialsPending: 'CredentialsPending',
   credentialsSecretNotFound: 'CredentialsSecretNotFound',
@@ -77,6 +79,10 @@ export const REASONS = {
   majorUpgrade: 'MajorUpgrade',
   majorUpgradeFailed: 'MajorUpgradeFailed',
   downgradeRefused: 'DowngradeRefused',
+  // BackupHealthy
+  backupsHealthy: 'BackupsHealthy',
+  latestBackupFailed: 'LatestBackupFailed',
+  noRecentBackup: 'NoRecentBackup',
   // CredentialsApplied
   passwordApplied: 'PasswordApplied',
   passwordChanging: 'PasswordChanging',
@@ -84,6 +90,9 @@ export const REASONS = {
   // SampleDBBackup Completed / Failed
   sampleDbNotFound: 'SampleDBNotFound',
   databaseNotReady: 'DatabaseNotReady',
+  waitingForBackup: 'WaitingForBackup',
+  growingBackupVolume: 'GrowingBackupVolume',
+  backupVolumeFull: 'BackupVolumeFull',
   running: 'Running',
   backupCompleted: 'BackupCompleted',
   noResult: 'NoResult',
@@ -97,4 +106,7 @@ export const EVENT_REASONS = {
   upgradeStep: 'UpgradeStep',
   upgradeCompleted: 'UpgradeCompleted',
   upgradeFailed: 'UpgradeFailed',
+  backupPruned: 'BackupPruned',
+  backupPruneFailed: 'BackupPruneFailed',
+  childRejected: 'ChildRejected',
 } as const;

@@ -449,9 +449,10 @@ export const BackupSchema = withRules(
             },
             {
               description:
-                'Which completed backups to keep. Default: keep all. Not enforced yet: this operator version ' +
-                'computes which backups the policy would remove but deletes none (a removed SampleDBBackup would ' +
-                'leave its dump on the backup volume).',
+                'Which completed backups to keep. Default: keep all. Enforced after each backup: the dump files ' +
+                'and then the SampleDBBackup objects of the others are removed (an Event each). Never removed: ' +
+                "the newest Completed backup, one a SampleDB's bootstrap.fromBackup names, final backups of a " +
+                "deletion, and backups whose dump is not on this SampleDB's backup volume.",
             },
           ),
           [

@@ -58,6 +58,8 @@ export interface ObservedChildren {
   };
   /** A version change (minor rollout or major upgrade) is running: the phase is Upgrading. */
   upgrading?: boolean;
+  /** The apiserver refused a child object (422): its message, which the status and an Event carry. */
+  rejectedChild?: string;
   /** Problems with the spec found by the validator (objects that slipped past admission). */
   specErrors?: readonly FieldError[];
 }
@@ -268,6 +270,19 @@ export function sampleDbStatus(
       ...base,
       phase: 'Failed',
       conditions: mergeConditions(previous, [toInput(SAMPLEDB_CONDITIONS.ready, invalid, generation)], now),
+    };
+  }
+
+  if (observed.rejectedChild) {
+    const refused = failed(
+      REASONS.childRejected,
+      `The apiserver refused a child object: ${observed.rejectedChild.slice(0, 1024)}. Fix the SampleDB spec; the operator retries with a growing delay.`,
+    );
+    return {
+      ...db.status,
+      ...base,
+      phase: 'Failed',
+      conditions: mergeConditions(previous, [toInput(SAMPLEDB_CONDITIONS.ready, refused, generation)], now),
     };
   }
 
