@@ -71,6 +71,10 @@ export const REASONS = {
   finalBackupFailed: 'FinalBackupFailed',
   snapshotInProgress: 'SnapshotInProgress',
   snapshotFailed: 'SnapshotFailed',
+  // BackupHealthy
+  backupsHealthy: 'BackupsHealthy',
+  latestBackupFailed: 'LatestBackupFailed',
+  noRecentBackup: 'NoRecentBackup',
   // Upgrading (True while a version change runs; the message names the step)
   upToDate: 'UpToDate',
   rollingRestart: 'RollingRestart',
@@ -79,10 +83,6 @@ export const REASONS = {
   majorUpgrade: 'MajorUpgrade',
   majorUpgradeFailed: 'MajorUpgradeFailed',
   downgradeRefused: 'DowngradeRefused',
-  // BackupHealthy
-  backupsHealthy: 'BackupsHealthy',
-  latestBackupFailed: 'LatestBackupFailed',
-  noRecentBackup: 'NoRecentBackup',
   // CredentialsApplied
   passwordApplied: 'PasswordApplied',
   passwordChanging: 'PasswordChanging',
@@ -103,10 +103,10 @@ export type Reason = (typeof REASONS)[keyof typeof REASONS];
 export const EVENT_REASONS = {
   backupCompleted: 'BackupCompleted',
   backupFailed: 'BackupFailed',
-  upgradeStep: 'UpgradeStep',
-  upgradeCompleted: 'UpgradeCompleted',
-  upgradeFailed: 'UpgradeFailed',
   backupPruned: 'BackupPruned',
   backupPruneFailed: 'BackupPruneFailed',
   childRejected: 'ChildRejected',
+  upgradeStep: 'UpgradeStep',
+  upgradeCompleted: 'UpgradeCompleted',
+  upgradeFailed: 'UpgradeFailed',
 } as const;

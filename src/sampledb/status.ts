@@ -41,6 +41,8 @@ export interface ObservedChildren {
   /** Pods of the init Job, to quote why the last one failed. */
   initJobPods?: readonly V1Pod[];
   bindingSecret?: V1Secret;
+  /** The apiserver refused a child object (422): its message, which the status and an Event carry. */
+  rejectedChild?: string;
   /** The version the running server last reported (steps/version.ts). */
   serverVersion?: string;
   /** The spec's major differs from the data files': the StatefulSet keeps the image it has (upgrade/workload.ts). */
@@ -58,8 +60,6 @@ export interface ObservedChildren {
   };
   /** A version change (minor rollout or major upgrade) is running: the phase is Upgrading. */
   upgrading?: boolean;
-  /** The apiserver refused a child object (422): its message, which the status and an Event carry. */
-  rejectedChild?: string;
   /** Problems with the spec found by the validator (objects that slipped past admission). */
   specErrors?: readonly FieldError[];
 }
