@@ -65,4 +65,18 @@ restore_dump() {
     -d "$SAMPLEDB_DATABASE" "$1"
   log "restored $1 into database $SAMPLEDB_DATABASE"
 }
+
+# Per-table row counts of the database psql connects to, one "schema.table|rows" line per table, sorted: what a
+# backup records in its snapshot and what a verification compares the restored copy against. The query writes the
+# count queries; psql's \gexec runs them.
+COUNT_ROWS_SQL="SELECT format('SELECT %L, count(*) FROM %I.%I', schemaname || '.' || tablename, schemaname, tablename) FROM pg_catalog.pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema') ORDER BY schemaname, tablename"
+
+# Milliseconds since the epoch (GNU date's %N; whole seconds where date has no %N).
+now_ms() {
+  n=$(date +%s%N)
+  case $n in
+    *N) echo $(( $(date +%s) * 1000 )) ;;
+    *) echo $(( n / 1000000 )) ;;
+  esac
+}
 `;
