@@ -226,6 +226,20 @@ export interface SampleDbSpecBackup {
   readonly timezone?: string;
 
   /**
+   * Verify every backup that completes: a Job restores the dump into a temporary server inside its own pod and checks the per-table row counts (and verifyQuery) against those the backup recorded in its snapshot. The SampleDBBackup records the result and the restore time; BackupHealthy turns False when one fails. Default: false.
+   *
+   * @schema SampleDbSpecBackup#verify
+   */
+  readonly verify?: boolean;
+
+  /**
+   * A SQL query (from a ConfigMap) the backup runs in its snapshot and the verification runs on the restored copy: both outputs must be equal. Needs verify: true.
+   *
+   * @schema SampleDbSpecBackup#verifyQuery
+   */
+  readonly verifyQuery?: SampleDbSpecBackupVerifyQuery;
+
+  /**
    * Where backups are written. Either an existing PVC (claimName) or a PVC the operator creates (<name>-backups, size/storageClassName). Default: an operator-created PVC twice the data size.
    *
    * @schema SampleDbSpecBackup#volume
@@ -244,6 +258,8 @@ export function toJson_SampleDbSpecBackup(obj: SampleDbSpecBackup | undefined): 
     'schedule': obj.schedule,
     'suspend': obj.suspend,
     'timezone': obj.timezone,
+    'verify': obj.verify,
+    'verifyQuery': toJson_SampleDbSpecBackupVerifyQuery(obj.verifyQuery),
     'volume': toJson_SampleDbSpecBackupVolume(obj.volume),
   };
   // filter undefined values
@@ -549,6 +565,42 @@ export function toJson_SampleDbSpecBackupRetention(obj: SampleDbSpecBackupRetent
   const result = {
     'count': obj.count,
     'maxAge': obj.maxAge,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * A SQL query (from a ConfigMap) the backup runs in its snapshot and the verification runs on the restored copy: both outputs must be equal. Needs verify: true.
+ *
+ * @schema SampleDbSpecBackupVerifyQuery
+ */
+export interface SampleDbSpecBackupVerifyQuery {
+  /**
+   * The key holding the SQL, e.g. "verify.sql".
+   *
+   * @schema SampleDbSpecBackupVerifyQuery#key
+   */
+  readonly key: string;
+
+  /**
+   * A ConfigMap in the same namespace.
+   *
+   * @schema SampleDbSpecBackupVerifyQuery#name
+   */
+  readonly name: string;
+}
+
+/**
+ * Converts an object of type 'SampleDbSpecBackupVerifyQuery' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SampleDbSpecBackupVerifyQuery(obj: SampleDbSpecBackupVerifyQuery | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'key': obj.key,
+    'name': obj.name,
   };
   // filter undefined values
   return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});

@@ -10,11 +10,12 @@ export const SAMPLEDB_CONDITIONS = {
   storageResized: 'StorageResized',
   backupScheduled: 'BackupScheduled',
   deletionProtected: 'DeletionProtected',
+  backupHealthy: 'BackupHealthy',
 } as const;
 export type SampleDbConditionType = (typeof SAMPLEDB_CONDITIONS)[keyof typeof SAMPLEDB_CONDITIONS];
 
 /** Condition types of `SampleDBBackup.status.conditions`. */
-export const BACKUP_CONDITIONS = { completed: 'Completed', failed: 'Failed' } as const;
+export const BACKUP_CONDITIONS = { completed: 'Completed', failed: 'Failed', verified: 'Verified' } as const;
 export type BackupConditionType = (typeof BACKUP_CONDITIONS)[keyof typeof BACKUP_CONDITIONS];
 
 /**
@@ -73,8 +74,21 @@ export const REASONS = {
   running: 'Running',
   backupCompleted: 'BackupCompleted',
   noResult: 'NoResult',
+  // SampleDBBackup Verified
+  verificationPending: 'VerificationPending',
+  verifying: 'Verifying',
+  verified: 'Verified',
+  verificationFailed: 'VerificationFailed',
+  // BackupHealthy (also backupFailed, verificationFailed)
+  backupsHealthy: 'BackupsHealthy',
+  noRecentBackup: 'NoRecentBackup',
 } as const;
 export type Reason = (typeof REASONS)[keyof typeof REASONS];
 
 /** Reasons of the Events the operator records. */
-export const EVENT_REASONS = { backupCompleted: 'BackupCompleted', backupFailed: 'BackupFailed' } as const;
+export const EVENT_REASONS = {
+  backupCompleted: 'BackupCompleted',
+  backupFailed: 'BackupFailed',
+  backupVerified: 'BackupVerified',
+  backupVerificationFailed: 'BackupVerificationFailed',
+} as const;

@@ -48,7 +48,7 @@ export const ANNOTATIONS = {
 export const FINALIZER = `${GROUP}/finalizer`;
 
 /** Container names of the database pod and the Jobs. */
-export const CONTAINERS = { postgres: 'postgres', init: 'init', backup: 'backup' } as const;
+export const CONTAINERS = { postgres: 'postgres', init: 'init', backup: 'backup', verify: 'verify' } as const;
 
 /** PostgreSQL's port inside the pod, and the name of that port on the container and the Services. */
 export const POSTGRES_PORT = 5432;

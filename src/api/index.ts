@@ -1,4 +1,5 @@
 // The SampleDB API: schemas, types, defaults, validation and CRDs. Imports nothing else of this project.
+export * from './backup-verification.ts';
 export * from './conditions.ts';
 export * from './crd.ts';
 export * from './cron.ts';

@@ -6,6 +6,7 @@ import type { ReconcileContext, ReconcileRequest, ReconcileResult, Reconciler } 
 import { DELETION_WRITES, runDeletion } from './deletion/step.ts';
 import { resolveInstance } from './instance.ts';
 import { SAMPLEDBS } from './resources.ts';
+import { reportBackupHealth } from './steps/backup-health.ts';
 import { scheduleBackups } from './steps/backup-schedule.ts';
 import { ensureBackupPvc } from './steps/backup-volume.ts';
 import { applyConfig, applyServices } from './steps/configuration.ts';
@@ -37,6 +38,7 @@ export const LIVE_STEPS: readonly Step[] = [
   publishConnection,
   // Last: it needs the full observation to know the database is Ready.
   scheduleBackups,
+  reportBackupHealth,
 ];
 
 const requeue = (ms: number | undefined): ReconcileResult =>

@@ -97,7 +97,7 @@ in_snapshot() {
   cat
   printf '%s\n' 'COMMIT;'
 }
-printf '%s \\gexec\n' "$COUNT_ROWS_SQL" | in_snapshot | psql_run -tA -d "$SAMPLEDB_DATABASE" > "$work/counts"
+count_rows_sql | in_snapshot | psql_run -tA -d "$SAMPLEDB_DATABASE" > "$work/counts"
 sort "$work/counts" > "$counts.partial"
 if [ -n "$SAMPLEDB_VERIFY_QUERY_FILE" ]; then
   [ -f "$SAMPLEDB_VERIFY_QUERY_FILE" ] || fail "the verification query $SAMPLEDB_VERIFY_QUERY_FILE does not exist (is the ConfigMap key there?)"
@@ -112,8 +112,7 @@ rm -rf "$work"
 checksum=$(sha256_of "$partial")
 size=$(wc -c < "$partial" | tr -d ' ')
 tables=$(wc -l < "$counts.partial" | tr -d ' ')
-rows=0
-for n in $(sed 's/.*|//' "$counts.partial"); do rows=$((rows + n)); done
+rows=$(sum_rows "$counts.partial")
 mv -f "$counts.partial" "$counts"
 [ ! -f "$check.partial" ] || mv -f "$check.partial" "$check"
 mv -f "$partial" "$dump"

@@ -95,7 +95,7 @@ pg_restore --no-owner --no-acl --exit-on-error --single-transaction -d verify "$
 restore_ms=$(( $(now_ms) - started ))
 log "restored $dump into a temporary server in $restore_ms ms"
 
-printf '%s \\gexec\n' "$COUNT_ROWS_SQL" | psql_run -tA -d verify | sort > "$root/restored.counts"
+count_rows_sql | psql_run -tA -d verify | sort > "$root/restored.counts"
 if ! cmp -s "$recorded.counts" "$root/restored.counts"; then
   differences=$(diff "$recorded.counts" "$root/restored.counts" | grep '^[<>]' | head -n 20 \
     | sed 's/^</recorded/; s/^>/restored/' | tr '\n' ';')
@@ -111,8 +111,7 @@ if [ -n "$SAMPLEDB_VERIFY_QUERY_FILE" ]; then
 fi
 
 tables=$(wc -l < "$root/restored.counts" | tr -d ' ')
-rows=0
-for n in $(sed 's/.*|//' "$root/restored.counts"); do rows=$((rows + n)); done
+rows=$(sum_rows "$root/restored.counts")
 log "verified: $tables tables, $rows rows as recorded"
 result=$(printf '{"verified":true,"tables":%s,"rows":%s,"restoreMs":%s,"query":%s}' "$tables" "$rows" "$restore_ms" "$query")
 printf '%s' "$result" > "$SAMPLEDB_TERMINATION_LOG"

@@ -8,12 +8,14 @@ import { BACKUP_SCRIPT, parseBackupResult } from '../../../src/sampledb/scripts/
 import { INIT_SCRIPT } from '../../../src/sampledb/scripts/init.ts';
 import { MONITORING_ROLE_SCRIPT } from '../../../src/sampledb/scripts/monitoring-role.ts';
 import { RESTORE_SCRIPT } from '../../../src/sampledb/scripts/restore.ts';
+import { VERIFY_SCRIPT } from '../../../src/sampledb/scripts/verify.ts';
 
 const scripts = {
   init: INIT_SCRIPT,
   backup: BACKUP_SCRIPT,
   restore: RESTORE_SCRIPT,
   'monitoring-role': MONITORING_ROLE_SCRIPT,
+  verify: VERIFY_SCRIPT,
 };
 const hasShellcheck = spawnSync('shellcheck', ['--version']).status === 0;
 
