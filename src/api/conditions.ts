@@ -17,6 +17,9 @@ export type SampleDbConditionType = (typeof SAMPLEDB_CONDITIONS)[keyof typeof SA
 
 /** Condition types of `SampleDBBackup.status.conditions`. */
 export const BACKUP_CONDITIONS = { completed: 'Completed', failed: 'Failed', verified: 'Verified' } as const;
+/** Condition types of `SampleDBRestore.status.conditions`. */
+export const RESTORE_CONDITIONS = { completed: 'Completed' } as const;
+
 export type BackupConditionType = (typeof BACKUP_CONDITIONS)[keyof typeof BACKUP_CONDITIONS];
 
 /**
@@ -96,4 +99,8 @@ export const EVENT_REASONS = {
   backupFailed: 'BackupFailed',
   backupVerified: 'BackupVerified',
   backupVerificationFailed: 'BackupVerificationFailed',
+  restoreStep: 'RestoreStep',
+  restoreCompleted: 'RestoreCompleted',
+  restoreFailed: 'RestoreFailed',
+  restoreRolledBack: 'RestoreRolledBack',
 } as const;

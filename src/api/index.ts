@@ -14,5 +14,6 @@ export * from './permissions.ts';
 export * from './quantity.ts';
 export * from './sampledb.ts';
 export * from './sampledb-backup.ts';
+export * from './sampledb-restore.ts';
 export { rulesOf, type ValidationRule } from './schema-kit.ts';
 export * from './validate.ts';

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { BACKUP_SCRIPT, parseBackupResult } from '../../../src/sampledb/scripts/backup.ts';
+import { IN_PLACE_RESTORE_SCRIPT } from '../../../src/sampledb/scripts/in-place-restore.ts';
 import { INIT_SCRIPT } from '../../../src/sampledb/scripts/init.ts';
 import { MONITORING_ROLE_SCRIPT } from '../../../src/sampledb/scripts/monitoring-role.ts';
 import { OWNER_PASSWORD_SCRIPT } from '../../../src/sampledb/scripts/owner-password.ts';
@@ -18,6 +19,7 @@ const scripts = {
   'monitoring-role': MONITORING_ROLE_SCRIPT,
   'owner-password': OWNER_PASSWORD_SCRIPT,
   verify: VERIFY_SCRIPT,
+  'in-place-restore': IN_PLACE_RESTORE_SCRIPT,
 };
 const hasShellcheck = spawnSync('shellcheck', ['--version']).status === 0;
 
