@@ -73,6 +73,12 @@ function refusal(o: RestoreObservation): RestoreAction | undefined {
   return undefined;
 }
 
+const clientsBack: RestoreAction = {
+  kind: 'wait',
+  step: 'resume-writes',
+  message: 'Waiting for the client Service to select the database pod again.',
+};
+
 export function planRestore(o: RestoreObservation): RestoreAction {
   const stoppedByMe = o.db?.writesStoppedBy === o.name;
 
@@ -82,6 +88,7 @@ export function planRestore(o: RestoreObservation): RestoreAction {
       return { kind: 'wait', step: 'restore', message: 'pg_restore is replacing the data, then checks it.' };
     if (o.restoreJob.state === 'succeeded') {
       if (stoppedByMe) return { kind: 'resume-writes' };
+      if (o.db?.serviceBlocked) return clientsBack;
       return {
         kind: 'finish',
         phase: 'Completed',
@@ -103,6 +110,7 @@ export function planRestore(o: RestoreObservation): RestoreAction {
         `The restore failed (${o.restoreJob.message}) and putting the safety backup back failed too (${o.rollbackJob.message}); writes stay stopped. Restore the safety backup into a new SampleDB (bootstrap.fromBackup) or retry with a new SampleDBRestore of it.`,
       );
     if (stoppedByMe) return { kind: 'resume-writes' };
+    if (o.db?.serviceBlocked) return clientsBack;
     return {
       kind: 'finish',
       phase: 'RolledBack',
