@@ -10,6 +10,7 @@ export const SAMPLEDB_CONDITIONS = {
   storageResized: 'StorageResized',
   backupScheduled: 'BackupScheduled',
   deletionProtected: 'DeletionProtected',
+  upgrading: 'Upgrading',
   credentialsApplied: 'CredentialsApplied',
   backupHealthy: 'BackupHealthy',
 } as const;
@@ -32,6 +33,7 @@ export const REASONS = {
   deleting: 'Deleting',
   rollingOut: 'RollingOut',
   invalidSpec: 'InvalidSpec',
+  childRejected: 'ChildRejected',
   // Provisioned and Initialized: inputs the user provides
   credentialsPending: 'CredentialsPending',
   credentialsSecretNotFound: 'CredentialsSecretNotFound',
@@ -72,6 +74,18 @@ export const REASONS = {
   finalBackupFailed: 'FinalBackupFailed',
   snapshotInProgress: 'SnapshotInProgress',
   snapshotFailed: 'SnapshotFailed',
+  // BackupHealthy
+  backupsHealthy: 'BackupsHealthy',
+  latestBackupFailed: 'LatestBackupFailed',
+  noRecentBackup: 'NoRecentBackup',
+  // Upgrading (True while a version change runs; the message names the step)
+  upToDate: 'UpToDate',
+  rollingRestart: 'RollingRestart',
+  verifyingVersion: 'VerifyingVersion',
+  versionCheckFailed: 'VersionCheckFailed',
+  majorUpgrade: 'MajorUpgrade',
+  majorUpgradeFailed: 'MajorUpgradeFailed',
+  downgradeRefused: 'DowngradeRefused',
   // CredentialsApplied
   passwordApplied: 'PasswordApplied',
   passwordChanging: 'PasswordChanging',
@@ -79,6 +93,9 @@ export const REASONS = {
   // SampleDBBackup Completed / Failed
   sampleDbNotFound: 'SampleDBNotFound',
   databaseNotReady: 'DatabaseNotReady',
+  waitingForBackup: 'WaitingForBackup',
+  growingBackupVolume: 'GrowingBackupVolume',
+  backupVolumeFull: 'BackupVolumeFull',
   running: 'Running',
   backupCompleted: 'BackupCompleted',
   noResult: 'NoResult',
@@ -87,9 +104,6 @@ export const REASONS = {
   verifying: 'Verifying',
   verified: 'Verified',
   verificationFailed: 'VerificationFailed',
-  // BackupHealthy (also backupFailed, verificationFailed)
-  backupsHealthy: 'BackupsHealthy',
-  noRecentBackup: 'NoRecentBackup',
 } as const;
 export type Reason = (typeof REASONS)[keyof typeof REASONS];
 
@@ -103,4 +117,10 @@ export const EVENT_REASONS = {
   restoreCompleted: 'RestoreCompleted',
   restoreFailed: 'RestoreFailed',
   restoreRolledBack: 'RestoreRolledBack',
+  backupPruned: 'BackupPruned',
+  backupPruneFailed: 'BackupPruneFailed',
+  childRejected: 'ChildRejected',
+  upgradeStep: 'UpgradeStep',
+  upgradeCompleted: 'UpgradeCompleted',
+  upgradeFailed: 'UpgradeFailed',
 } as const;

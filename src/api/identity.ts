@@ -39,6 +39,8 @@ export const LABELS = {
 } as const;
 
 export const TRIGGER_SCHEDULE = 'schedule';
+/** `sampledb.io/trigger` of the backup taken before a major upgrade. */
+export const TRIGGER_UPGRADE = 'upgrade';
 
 /** Annotation keys of the operator. */
 export const ANNOTATIONS = {
@@ -54,6 +56,15 @@ export const ANNOTATIONS = {
   writesStopped: `${GROUP}/writes-stopped`,
   /** On restore Jobs and pods: the SampleDBRestore they run. */
   restore: `${GROUP}/restore`,
+  /** On the StatefulSet: the PostgreSQL major version of the files on its data volume (changed by an upgrade only). */
+  dataMajor: `${GROUP}/data-major`,
+  /** On a version Job: the image whose server it asked. */
+  image: `${GROUP}/image`,
+  /** On the major upgrade's Jobs and backup: the major and image the upgrade started from. */
+  fromMajor: `${GROUP}/from-major`,
+  fromImage: `${GROUP}/from-image`,
+  /** On a rollback Job: why the upgrade is rolled back. */
+  cause: `${GROUP}/cause`,
 } as const;
 
 /** On every SampleDB, so no child can outlive the deletion policy. */

@@ -16,4 +16,5 @@ export * from './sampledb.ts';
 export * from './sampledb-backup.ts';
 export * from './sampledb-restore.ts';
 export { rulesOf, type ValidationRule } from './schema-kit.ts';
+export * from './upgrade.ts';
 export * from './validate.ts';

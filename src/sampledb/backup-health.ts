@@ -1,7 +1,7 @@
-// The SampleDB's BackupHealthy condition, decided from the SampleDB, its SampleDBBackups and the clock alone: pure.
-// False when the latest scheduled backup failed, when no backup completed within twice the schedule's interval, or
-// when the latest finished verification failed (spec.backup.verify). Not reported when neither a schedule nor
-// verification is set: there is no promise to keep.
+// The BackupHealthy condition: can the SampleDB's owner count on a recent backup? Pure, from the SampleDB, its
+// SampleDBBackups and the clock. False when the latest scheduled backup failed, or when no backup completed within
+// twice the schedule's interval (since the SampleDB exists), or when the latest finished verification of a backup
+// failed (spec.backup.verify); no condition without an active schedule or verification.
 import {
   ANNOTATIONS,
   LABELS,
@@ -16,15 +16,9 @@ import { cronFor } from './backup-schedule.ts';
 
 export interface BackupHealthInput {
   db: SampleDbObject;
-  /** SampleDBBackups of the namespace (any SampleDB; filtered here). */
+  /** SampleDBBackups in the namespace (any SampleDB; filtered here). */
   backups: readonly SampleDbBackupObject[];
   now: Date;
-}
-
-export interface BackupHealth {
-  condition?: ConditionInput;
-  /** When the answer changes by the clock alone (a backup becomes overdue). */
-  recheckAfterMs?: number;
 }
 
 const time = (value: string | undefined) => {
@@ -32,95 +26,110 @@ const time = (value: string | undefined) => {
   return Number.isFinite(t) ? t : undefined;
 };
 
-const healthy = (status: 'True' | 'False', reason: string, message: string): ConditionInput => ({
-  type: SAMPLEDB_CONDITIONS.backupHealthy,
-  status,
-  reason,
-  message,
-});
-
-/** The schedule's interval near `now` (the gap between its next two runs); undefined when it cannot be read. */
-function scheduleIntervalMs(db: SampleDbObject, now: Date): number | undefined {
-  const schedule = db.spec.backup?.schedule;
-  if (!schedule) return undefined;
+/** The time between two consecutive runs of the schedule after `now`; undefined when it cannot be computed. */
+export function scheduleIntervalMs(
+  schedule: string,
+  timezone: string | undefined,
+  now: Date,
+): number | undefined {
   try {
-    const [first, second] = cronFor(schedule, db.spec.backup?.timezone).nextRuns(2, now);
+    const [first, second] = cronFor(schedule, timezone).nextRuns(2, now);
     return first && second ? second.getTime() - first.getTime() : undefined;
   } catch {
     return undefined;
   }
 }
 
-export function decideBackupHealth(input: BackupHealthInput): BackupHealth {
-  const { db, now } = input;
+function duration(ms: number): string {
+  const hours = ms / 3_600_000;
+  return hours >= 48
+    ? `${Math.round(hours / 24)}d`
+    : hours >= 1
+      ? `${Math.round(hours)}h`
+      : `${Math.round(ms / 60_000)}m`;
+}
+
+function scheduleHealth({ db, backups, now }: BackupHealthInput): ConditionInput | undefined {
   const spec = db.spec.backup;
-  const scheduled = Boolean(spec?.schedule) && !spec?.suspend;
-  if (!scheduled && !spec?.verify) return {};
-  const mine = input.backups.filter(
+  if (!spec?.schedule || spec.suspend) return undefined;
+  const interval = scheduleIntervalMs(spec.schedule, spec.timezone, now);
+  if (interval === undefined) return undefined;
+  const type = SAMPLEDB_CONDITIONS.backupHealthy;
+  const mine = backups.filter(
     (b) => b.spec?.sampleDB?.name === db.metadata.name && !b.metadata.deletionTimestamp,
   );
 
-  const latestScheduled = mine
+  const scheduled = mine
     .filter((b) => b.metadata.labels?.[LABELS.trigger] === TRIGGER_SCHEDULE)
-    .sort((a, b) =>
-      String(a.metadata.annotations?.[ANNOTATIONS.scheduledAt]).localeCompare(
-        String(b.metadata.annotations?.[ANNOTATIONS.scheduledAt]),
-      ),
-    )
-    .at(-1);
-  if (scheduled && latestScheduled?.status?.phase === 'Failed')
+    .filter((b) => b.status?.phase === 'Completed' || b.status?.phase === 'Failed')
+    .sort(
+      (a, b) =>
+        (time(b.metadata.annotations?.[ANNOTATIONS.scheduledAt]) ?? 0) -
+        (time(a.metadata.annotations?.[ANNOTATIONS.scheduledAt]) ?? 0),
+    );
+  const latest = scheduled[0];
+  if (latest?.status?.phase === 'Failed') {
     return {
-      condition: healthy(
-        'False',
-        REASONS.backupFailed,
-        `The latest scheduled backup ${latestScheduled.metadata.name} failed: ${latestScheduled.status.message ?? 'see its status'}.`,
-      ),
+      type,
+      status: 'False',
+      reason: REASONS.latestBackupFailed,
+      message: `The latest scheduled backup ${latest.metadata.name} failed: ${latest.status.message ?? 'see its status'}.`,
     };
+  }
 
-  const verified = mine
+  const lastCompleted = Math.max(
+    ...mine.filter((b) => b.status?.phase === 'Completed').map((b) => time(b.status?.completedAt) ?? 0),
+    0,
+  );
+  const since = Math.max(lastCompleted, time(db.metadata.creationTimestamp) ?? 0);
+  const allowed = 2 * interval;
+  if (since > 0 && now.getTime() - since > allowed) {
+    return {
+      type,
+      status: 'False',
+      reason: REASONS.noRecentBackup,
+      message: `No backup completed in the last ${duration(allowed)} (twice the schedule's interval)${lastCompleted > 0 ? `; the last completed at ${new Date(lastCompleted).toISOString()}` : ''}.`,
+    };
+  }
+  return {
+    type,
+    status: 'True',
+    reason: REASONS.backupsHealthy,
+    message:
+      lastCompleted > 0
+        ? `The last backup completed at ${new Date(lastCompleted).toISOString()}.`
+        : 'No backup is due yet.',
+  };
+}
+
+/** False when the latest finished verification (spec.backup.verify) of this SampleDB's backups failed. */
+function verificationHealth({ db, backups }: BackupHealthInput): ConditionInput | undefined {
+  if (!db.spec.backup?.verify) return undefined;
+  const latest = backups
+    .filter((b) => b.spec?.sampleDB?.name === db.metadata.name && !b.metadata.deletionTimestamp)
     .filter((b) => b.status?.verification?.phase === 'Verified' || b.status?.verification?.phase === 'Failed')
     .sort((a, b) =>
       String(a.status?.verification?.completedAt).localeCompare(String(b.status?.verification?.completedAt)),
     )
     .at(-1);
-  if (spec?.verify && verified?.status?.verification?.phase === 'Failed')
+  const type = SAMPLEDB_CONDITIONS.backupHealthy;
+  if (latest?.status?.verification?.phase === 'Failed')
     return {
-      condition: healthy(
-        'False',
-        REASONS.verificationFailed,
-        `Backup ${verified.metadata.name} failed verification: ${verified.status.verification.message ?? 'see its status'}`,
-      ),
+      type,
+      status: 'False',
+      reason: REASONS.verificationFailed,
+      message: `Backup ${latest.metadata.name} failed verification: ${latest.status.verification.message ?? 'see its status'}`,
     };
-
-  let recheckAfterMs: number | undefined;
-  const interval = scheduled ? scheduleIntervalMs(db, now) : undefined;
-  if (interval !== undefined) {
-    const completed = mine
-      .map((b) => (b.status?.phase === 'Completed' ? time(b.status.completedAt) : undefined))
-      .filter((t): t is number => t !== undefined);
-    // A new SampleDB has had no chance to back up yet: it counts from its creation.
-    const since = Math.max(...completed, time(db.metadata.creationTimestamp) ?? now.getTime());
-    const overdueAt = since + 2 * interval;
-    if (now.getTime() >= overdueAt) {
-      const last = completed.length > 0 ? new Date(Math.max(...completed)).toISOString() : 'never';
-      return {
-        condition: healthy(
-          'False',
-          REASONS.noRecentBackup,
-          `No backup completed within twice the schedule's interval (${Math.round((2 * interval) / 60_000)} min); the last completed ${last}.`,
-        ),
-      };
-    }
-    recheckAfterMs = overdueAt - now.getTime();
-  }
-  const parts = [
-    ...(scheduled ? ['scheduled backups succeed and are recent'] : []),
-    ...(spec?.verify
-      ? [verified ? `the latest verification (${verified.metadata.name}) passed` : 'no backup verified yet']
-      : []),
-  ];
   return {
-    condition: healthy('True', REASONS.backupsHealthy, `Backups are healthy: ${parts.join('; ')}.`),
-    ...(recheckAfterMs !== undefined ? { recheckAfterMs } : {}),
+    type,
+    status: 'True',
+    reason: REASONS.backupsHealthy,
+    message: latest ? `The latest verification (${latest.metadata.name}) passed.` : 'No backup verified yet.',
   };
+}
+
+export function backupHealth(input: BackupHealthInput): ConditionInput | undefined {
+  const verification = verificationHealth(input);
+  if (verification?.status === 'False') return verification;
+  return scheduleHealth(input) ?? verification;
 }

@@ -9,7 +9,8 @@ import {
   type ReconcileResult,
   type Reconciler,
 } from '../../runtime/index.ts';
-import { SAMPLEDB_BACKUPS } from '../resources.ts';
+import { backupJobName } from '../names.ts';
+import { JOBS, SAMPLEDB_BACKUPS } from '../resources.ts';
 import type { SampleDbDeps } from '../steps/context.ts';
 import { runSteps } from '../steps/run.ts';
 import { Writer } from '../writer.ts';
@@ -30,11 +31,13 @@ export class SampleDbBackupReconciler implements Reconciler {
     const backup = view.get(SAMPLEDB_BACKUPS, req.namespace, req.name);
     if (!backup || backup.metadata.deletionTimestamp) return undefined;
     const verifying = verificationOpen(backup);
-    // A finished backup is never touched again, except to finish the verification it completed with.
-    if ((backup.status?.phase === 'Completed' || backup.status?.phase === 'Failed') && !verifying)
-      return undefined;
-
     const write = new Writer(this.#deps.client);
+    // A finished backup is never run again, except to finish the verification it completed with.
+    if ((backup.status?.phase === 'Completed' || backup.status?.phase === 'Failed') && !verifying) {
+      await this.#releaseJob(req.namespace, req.name, write);
+      return undefined;
+    }
+
     const subject = { backup, defaults: this.#deps.defaults ?? {} };
     const ctx = { ...subject, view, write, log: rc.log, signal: rc.signal, now };
     let status: SampleDbBackupStatus;
@@ -60,7 +63,23 @@ export class SampleDbBackupReconciler implements Reconciler {
         .only(['event'])
         .event({ regarding: backup, ...event })
         .catch((err: unknown) => rc.log.warn({ err: describeError(err) }, 'could not record event'));
+    if (status.phase === 'Completed' || status.phase === 'Failed')
+      await this.#releaseJob(req.namespace, req.name, write);
     return undefined;
+  }
+
+  /**
+   * Once the result is in the SampleDBBackup's status, its Job and pods have nothing more to say: a TTL of 0 lets the
+   * Job controller's TTL cleanup delete both (no delete right needed). Before the status, never: the pods'
+   * termination messages are the result.
+   */
+  async #releaseJob(namespace: string, backupName: string, write: Writer): Promise<void> {
+    const name = backupJobName(backupName);
+    const job = this.#deps.view.get(JOBS, namespace, name);
+    if (!job || job.spec?.ttlSecondsAfterFinished === 0) return;
+    await write
+      .only(['patch'])
+      .patch(JOBS, { namespace, name }, { spec: { ttlSecondsAfterFinished: 0 } }, { ifMissing: 'skip' });
   }
 }
 

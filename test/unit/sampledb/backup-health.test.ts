@@ -1,97 +1,113 @@
-// BackupHealthy, decided from the SampleDB, its backups and the clock: the scheduled backup failing, none recent
-// enough, and a failed verification each turn it False with their own reason; healthy backups keep it True.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { SampleDbBackupObject } from '../../../src/api/index.ts';
-import { decideBackupHealth } from '../../../src/sampledb/backup-health.ts';
+import { backupHealth } from '../../../src/sampledb/backup-health.ts';
 import { sampleDb, sampleDbBackup } from '../../support/sampledb.ts';
 
-const NOW = new Date('2026-02-10T12:00:00Z');
-const hourly = sampleDb({ backup: { schedule: '0 * * * *' } }, { creationTimestamp: '2026-02-01T00:00:00Z' });
-const verifying = sampleDb({ backup: { verify: true } }, { creationTimestamp: '2026-02-01T00:00:00Z' });
+const NOW = new Date('2026-01-10T12:00:00Z');
+// Hourly: twice the interval is two hours.
+const db = sampleDb({ backup: { schedule: '0 * * * *' } }, { creationTimestamp: '2026-01-01T00:00:00Z' });
 
-function scheduled(slot: string, status: SampleDbBackupObject['status']): SampleDbBackupObject {
-  const b = sampleDbBackup(`orders-${slot}`, 'orders', status);
-  b.metadata.labels = { 'sampledb.io/trigger': 'schedule' };
-  b.metadata.annotations = { 'sampledb.io/scheduled-at': slot };
-  return b;
+function scheduled(
+  name: string,
+  slot: string,
+  phase: 'Completed' | 'Failed',
+  message?: string,
+): SampleDbBackupObject {
+  const b = sampleDbBackup(name, 'orders', {
+    phase,
+    ...(phase === 'Completed' ? { completedAt: slot } : {}),
+    ...(message ? { message } : {}),
+  });
+  return {
+    ...b,
+    metadata: {
+      ...b.metadata,
+      labels: { 'sampledb.io/trigger': 'schedule' },
+      annotations: { 'sampledb.io/scheduled-at': slot },
+    },
+  };
 }
-const completed = (at: string) => ({ phase: 'Completed' as const, completedAt: at });
-const decide = (db = hourly, backups: SampleDbBackupObject[] = []) =>
-  decideBackupHealth({ db, backups, now: NOW });
 
-describe('decideBackupHealth', () => {
-  it('says nothing when neither a schedule nor verification is set', () => {
-    assert.deepEqual(decide(sampleDb({ backup: {} })), {});
+describe('backupHealth', () => {
+  it('is True when a backup completed within twice the interval', () => {
+    const c = backupHealth({ db, backups: [scheduled('b1', '2026-01-10T11:00:00Z', 'Completed')], now: NOW });
+    assert.equal(c?.status, 'True');
+    assert.equal(c?.reason, 'BackupsHealthy');
   });
 
-  it('is True while the scheduled backups succeed, and comes back when the next would be overdue', () => {
-    const health = decide(hourly, [scheduled('2026-02-10T11:00:00Z', completed('2026-02-10T11:01:00Z'))]);
-    assert.equal(health.condition?.status, 'True');
-    assert.equal(health.condition?.reason, 'BackupsHealthy');
-    // Completed 11:01, interval 1 h: overdue at 13:01, 61 min from now.
-    assert.equal(health.recheckAfterMs, 61 * 60_000);
+  it('is False when the latest scheduled backup failed, quoting why', () => {
+    const c = backupHealth({
+      db,
+      backups: [
+        scheduled('b1', '2026-01-10T10:00:00Z', 'Completed'),
+        scheduled('b2', '2026-01-10T11:00:00Z', 'Failed', 'pg_dump: connection refused'),
+      ],
+      now: NOW,
+    });
+    assert.equal(c?.status, 'False');
+    assert.equal(c?.reason, 'LatestBackupFailed');
+    assert.match(c?.message ?? '', /b2 failed: pg_dump: connection refused/);
   });
 
-  it('is False when the latest scheduled backup failed, even after earlier ones completed', () => {
-    const health = decide(hourly, [
-      scheduled('2026-02-10T10:00:00Z', completed('2026-02-10T10:01:00Z')),
-      scheduled('2026-02-10T11:00:00Z', { phase: 'Failed', message: 'pg_dump: connection refused' }),
-    ]);
-    assert.deepEqual([health.condition?.status, health.condition?.reason], ['False', 'BackupFailed']);
-    assert.match(
-      health.condition?.message ?? '',
-      /orders-2026-02-10T11:00:00Z failed: pg_dump: connection refused/,
-    );
-  });
-
-  it('is False when no backup completed within twice the interval', () => {
-    const health = decide(hourly, [scheduled('2026-02-10T09:00:00Z', completed('2026-02-10T09:01:00Z'))]);
-    assert.deepEqual([health.condition?.status, health.condition?.reason], ['False', 'NoRecentBackup']);
-    assert.match(health.condition?.message ?? '', /the last completed 2026-02-10T09:01:00.000Z/);
-  });
-
-  it('gives a new SampleDB twice the interval from its creation before calling backups overdue', () => {
+  it('is False when nothing completed within twice the interval, also when none ever did', () => {
+    const stale = backupHealth({
+      db,
+      backups: [scheduled('b1', '2026-01-10T09:00:00Z', 'Completed')],
+      now: NOW,
+    });
+    assert.equal(stale?.reason, 'NoRecentBackup');
+    assert.match(stale?.message ?? '', /last 2h .*2026-01-10T09:00:00.000Z/);
+    assert.equal(backupHealth({ db, backups: [], now: NOW })?.reason, 'NoRecentBackup');
     const young = sampleDb(
       { backup: { schedule: '0 * * * *' } },
-      { creationTimestamp: '2026-02-10T11:30:00Z' },
+      { creationTimestamp: '2026-01-10T11:30:00Z' },
     );
-    assert.equal(decide(young).condition?.status, 'True');
-    const old = sampleDb(
-      { backup: { schedule: '0 * * * *' } },
-      { creationTimestamp: '2026-02-10T09:30:00Z' },
-    );
-    assert.equal(decide(old).condition?.reason, 'NoRecentBackup');
+    assert.equal(backupHealth({ db: young, backups: [], now: NOW })?.status, 'True', 'not due yet');
   });
 
-  it('is False when the latest finished verification failed, True again once a later one passes', () => {
+  it('says nothing without an active schedule, and ignores other SampleDBs', () => {
+    assert.equal(backupHealth({ db: sampleDb(), backups: [], now: NOW }), undefined);
+    const suspended = sampleDb({ backup: { schedule: '0 * * * *', suspend: true } });
+    assert.equal(backupHealth({ db: suspended, backups: [], now: NOW }), undefined);
+    const theirs = {
+      ...scheduled('x', '2026-01-10T11:00:00Z', 'Completed'),
+      spec: { sampleDB: { name: 'other' } },
+    };
+    assert.equal(backupHealth({ db, backups: [theirs], now: NOW })?.reason, 'NoRecentBackup');
+  });
+
+  it('with backup.verify: False when the latest finished verification failed, True again once a later one passes', () => {
+    const verifying = sampleDb({ backup: { verify: true } }, { creationTimestamp: '2026-01-01T00:00:00Z' });
     const failed = sampleDbBackup('a', 'orders', {
-      ...completed('2026-02-10T10:00:00Z'),
+      phase: 'Completed',
+      completedAt: '2026-01-10T10:00:00Z',
       verified: false,
-      verification: { phase: 'Failed', completedAt: '2026-02-10T10:05:00Z', message: 'row counts differ' },
+      verification: { phase: 'Failed', completedAt: '2026-01-10T10:05:00Z', message: 'row counts differ' },
     });
-    const health = decide(verifying, [failed]);
-    assert.deepEqual([health.condition?.status, health.condition?.reason], ['False', 'VerificationFailed']);
-    assert.match(health.condition?.message ?? '', /Backup a failed verification: row counts differ/);
+    const health = backupHealth({ db: verifying, backups: [failed], now: NOW });
+    assert.deepEqual([health?.status, health?.reason], ['False', 'VerificationFailed']);
+    assert.match(health?.message ?? '', /Backup a failed verification: row counts differ/);
     const passed = sampleDbBackup('b', 'orders', {
-      ...completed('2026-02-10T11:00:00Z'),
+      phase: 'Completed',
+      completedAt: '2026-01-10T11:00:00Z',
       verified: true,
-      verification: { phase: 'Verified', completedAt: '2026-02-10T11:05:00Z' },
+      verification: { phase: 'Verified', completedAt: '2026-01-10T11:05:00Z' },
     });
-    const running = sampleDbBackup('c', 'orders', {
-      ...completed('2026-02-10T11:50:00Z'),
-      verification: { phase: 'Running' },
-    });
-    const again = decide(verifying, [failed, passed, running]);
-    assert.equal(again.condition?.status, 'True');
-    assert.match(again.condition?.message ?? '', /latest verification \(b\) passed/);
-  });
-
-  it("ignores other SampleDBs' backups", () => {
-    const other = sampleDbBackup('x', 'other', {
-      ...completed('2026-02-10T10:00:00Z'),
-      verification: { phase: 'Failed', completedAt: '2026-02-10T10:05:00Z' },
-    });
-    assert.equal(decide(verifying, [other]).condition?.status, 'True');
+    const running = sampleDbBackup('c', 'orders', { phase: 'Completed', verification: { phase: 'Running' } });
+    const again = backupHealth({ db: verifying, backups: [failed, passed, running], now: NOW });
+    assert.deepEqual([again?.status, again?.reason], ['True', 'BackupsHealthy']);
+    assert.match(again?.message ?? '', /latest verification \(b\) passed/);
+    // A failed verification wins over a healthy schedule.
+    const both = sampleDb(
+      { backup: { verify: true, schedule: '0 * * * *' } },
+      { creationTimestamp: '2026-01-01T00:00:00Z' },
+    );
+    const recent = scheduled('s', '2026-01-10T11:00:00Z', 'Completed');
+    assert.equal(
+      backupHealth({ db: both, backups: [recent, failed], now: NOW })?.reason,
+      'VerificationFailed',
+    );
+    assert.equal(backupHealth({ db: both, backups: [recent, failed, passed], now: NOW })?.status, 'True');
   });
 });
