@@ -1,5 +1,6 @@
 // Condition types and reasons of the SampleDB and SampleDBBackup statuses: part of the API (users and tools match on
 // them), so they are spelled once. Reasons are CamelCase and stable; the messages next to them may change.
+import { REPLICATION_CONDITIONS, REPLICATION_EVENT_REASONS, REPLICATION_REASONS } from './replication.ts';
 
 /** Condition types of `SampleDB.status.conditions`. */
 export const SAMPLEDB_CONDITIONS = {
@@ -10,6 +11,7 @@ export const SAMPLEDB_CONDITIONS = {
   storageResized: 'StorageResized',
   backupScheduled: 'BackupScheduled',
   deletionProtected: 'DeletionProtected',
+  ...REPLICATION_CONDITIONS,
 } as const;
 export type SampleDbConditionType = (typeof SAMPLEDB_CONDITIONS)[keyof typeof SAMPLEDB_CONDITIONS];
 
@@ -73,8 +75,13 @@ export const REASONS = {
   running: 'Running',
   backupCompleted: 'BackupCompleted',
   noResult: 'NoResult',
+  ...REPLICATION_REASONS,
 } as const;
 export type Reason = (typeof REASONS)[keyof typeof REASONS];
 
 /** Reasons of the Events the operator records. */
-export const EVENT_REASONS = { backupCompleted: 'BackupCompleted', backupFailed: 'BackupFailed' } as const;
+export const EVENT_REASONS = {
+  backupCompleted: 'BackupCompleted',
+  backupFailed: 'BackupFailed',
+  ...REPLICATION_EVENT_REASONS,
+} as const;

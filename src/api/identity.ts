@@ -28,6 +28,8 @@ export const LABELS = {
   finalForUid: `${GROUP}/final-for-uid`,
   /** On backups the operator created for the schedule, to tell them from on-demand ones (value: `schedule`). */
   trigger: `${GROUP}/trigger`,
+  /** On database pods: `primary` (the `-rw` Service selects it) or `replica` (the `-ro` Service); set by the operator. */
+  role: `${GROUP}/role`,
 } as const;
 
 export const TRIGGER_SCHEDULE = 'schedule';
@@ -42,6 +44,10 @@ export const ANNOTATIONS = {
   scheduledAt: `${GROUP}/scheduled-at`,
   /** On final SampleDBBackups: which attempt (1, 2, ...) of the final backup this is. */
   attempt: `${GROUP}/attempt`,
+  /** On a SampleDB: hand the primary over to this pod (a clean switchover). */
+  switchoverTo: `${GROUP}/switchover-to`,
+  /** On database pods: the election term in which the operator labelled it. */
+  term: `${GROUP}/term`,
 } as const;
 
 /** On every SampleDB, so no child can outlive the deletion policy. */

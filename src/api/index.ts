@@ -11,6 +11,7 @@ export * from './monitoring.ts';
 export * from './operator-settings.ts';
 export * from './permissions.ts';
 export * from './quantity.ts';
+export * from './replication.ts';
 export * from './sampledb.ts';
 export * from './sampledb-backup.ts';
 export { rulesOf, type ValidationRule } from './schema-kit.ts';
