@@ -59,7 +59,7 @@ describe('the failover client against PostgreSQL', () => {
   });
 
   it('refuses a wrong password, and never puts a password in the error', async () => {
-    await assert.rejects(pgQuery(as(FAILOVER_ROLE, 'wrong-password')), (err: PgError) => {
+    await assert.rejects(pgQuery(as(FAILOVER_ROLE, 'wrong-password'), 'SELECT 1'), (err: PgError) => {
       assert.equal(err.code, '28P01');
       assert.doesNotMatch(err.message, /wrong-password/);
       return true;
