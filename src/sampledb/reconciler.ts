@@ -15,6 +15,7 @@ import { ensureFinalizer } from './steps/finalizer.ts';
 import { ensureInitJob } from './steps/init-job.ts';
 import { ensureMonitoring } from './steps/monitoring.ts';
 import { publishConnection } from './steps/publish.ts';
+import { reconcileReplication } from './steps/replication.ts';
 import { runSteps, type StepsRun } from './steps/run.ts';
 import { growStorage } from './steps/storage.ts';
 import { validateSpec } from './steps/validate.ts';
@@ -30,6 +31,8 @@ export const LIVE_STEPS: readonly Step[] = [
   ensureMonitoring,
   applyConfig,
   applyServices,
+  // Before the StatefulSet: its pods mount the election record this step publishes.
+  reconcileReplication,
   ensureBackupPvc,
   applyStatefulSet,
   growStorage,

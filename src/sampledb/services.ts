@@ -4,6 +4,7 @@ import type { V1Service } from '@kubernetes/client-node';
 import { POSTGRES_PORT, POSTGRES_PORT_NAME } from '../api/index.ts';
 import type { SampleDbInstance } from './instance.ts';
 import { childMeta } from './meta.ts';
+import { replicated, roleSelector } from './replication/objects.ts';
 
 export function databaseSelector(instance: SampleDbInstance): Record<string, string> {
   return { ...instance.labels.database };
@@ -34,7 +35,8 @@ export function clientService(instance: SampleDbInstance): V1Service {
     }),
     spec: {
       type: service.type,
-      selector: databaseSelector(instance),
+      // With replicas, the client Service is the read-write one: it selects the elected primary only.
+      selector: replicated(instance) ? roleSelector(instance, 'primary') : databaseSelector(instance),
       ports: [{ name: POSTGRES_PORT_NAME, port: service.port, targetPort: POSTGRES_PORT, protocol: 'TCP' }],
     },
   };
