@@ -11,6 +11,7 @@ export const SAMPLEDB_CONDITIONS = {
   storageResized: 'StorageResized',
   backupScheduled: 'BackupScheduled',
   deletionProtected: 'DeletionProtected',
+  credentialsApplied: 'CredentialsApplied',
   ...REPLICATION_CONDITIONS,
 } as const;
 export type SampleDbConditionType = (typeof SAMPLEDB_CONDITIONS)[keyof typeof SAMPLEDB_CONDITIONS];
@@ -69,6 +70,10 @@ export const REASONS = {
   finalBackupFailed: 'FinalBackupFailed',
   snapshotInProgress: 'SnapshotInProgress',
   snapshotFailed: 'SnapshotFailed',
+  // CredentialsApplied
+  passwordApplied: 'PasswordApplied',
+  passwordChanging: 'PasswordChanging',
+  passwordChangeFailed: 'PasswordChangeFailed',
   // SampleDBBackup Completed / Failed
   sampleDbNotFound: 'SampleDBNotFound',
   databaseNotReady: 'DatabaseNotReady',

@@ -337,8 +337,11 @@ export const BootstrapSchema = withRules(
           { name: ObjectName({ description: 'Name of a Secret in the same namespace.' }) },
           {
             description:
-              'A Secret you provide with keys "username" and "password". Default: the operator generates ' +
-              '<name>-credentials with a random password, once, and never rotates it by itself.',
+              'The owner\'s credentials: a Secret you provide with keys "username" (bootstrap.owner) and ' +
+              '"password". Default: the operator generates <name>-credentials with a random password, once, and ' +
+              "never rotates it by itself. Changing the password in this Secret changes the role's password in " +
+              'PostgreSQL (a Job), then the binding Secret. The superuser is a separate role whose password is ' +
+              'in <name>-superuser, which is never handed to applications.',
           },
         ),
       ),

@@ -71,6 +71,9 @@ export class WorkQueue {
     this.#clock = opts.clock ?? realClock;
     this.#metrics = opts.metrics;
     this.#labels = { name: opts.name, controller: opts.name };
+    // A queue's depth exists from its start, as in client-go: a queue whose idle workers take every key straight
+    // from add() never backs up, and a dashboard or alert must still see 0 rather than no series.
+    this.#metrics?.workqueueDepth.set(this.#labels, 0);
     this.#baseDelayMs = opts.baseDelayMs ?? 5;
     this.#maxDelayMs = opts.maxDelayMs ?? 1_000_000;
     this.#bucket = new TokenBucket(opts.qps ?? 10, opts.burst ?? 100, this.#clock);

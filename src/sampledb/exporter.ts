@@ -4,15 +4,8 @@
 import { randomInt } from 'node:crypto';
 import type { V1Container, V1Secret } from '@kubernetes/client-node';
 import { DEFAULT_EXPORTER_IMAGE, POSTGRES_PORT, type SampleDbObject } from '../api/index.ts';
-import {
-  generatePassword,
-  PASSWORD_KEY,
-  PASSWORD_LENGTH,
-  type RandomInt,
-  USERNAME_KEY,
-} from './credentials.ts';
+import { generatedRoleSecret, PASSWORD_KEY, type RandomInt, USERNAME_KEY } from './credentials.ts';
 import type { SampleDbInstance } from './instance.ts';
-import { childMeta } from './meta.ts';
 import { namesFor } from './names.ts';
 import { literalEnv, secretEnv } from './pod.ts';
 import { restrictedContainerSecurityContext } from './security.ts';
@@ -42,8 +35,6 @@ export function monitoringSecretName(db: SampleDbObject): string {
   return namesFor(db.metadata.name ?? '').monitoringSecret;
 }
 
-const encode = (value: string) => Buffer.from(value, 'utf8').toString('base64');
-
 /**
  * The desired monitoring Secret, or `undefined` when the exporter is off. Like the credentials Secret, a password
  * already in `existing` is kept: the role in the database has it.
@@ -54,17 +45,7 @@ export function monitoringSecret(
   random: RandomInt = randomInt,
 ): V1Secret | undefined {
   if (!exporterEnabled(instance.object)) return undefined;
-  const kept = existing?.data?.[PASSWORD_KEY];
-  return {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: childMeta(instance, instance.names.monitoringSecret, 'credentials'),
-    type: 'Opaque',
-    data: {
-      [USERNAME_KEY]: encode(MONITORING_ROLE),
-      [PASSWORD_KEY]: kept ? kept : encode(generatePassword(PASSWORD_LENGTH, random)),
-    },
-  };
+  return generatedRoleSecret(instance, instance.names.monitoringSecret, MONITORING_ROLE, existing, random);
 }
 
 /** The sidecar, or none. It has no readiness probe on purpose: a failing exporter must not take the database out of its Service. */

@@ -18,6 +18,8 @@ export interface SampleDbNames {
   readonly clientService: string;
   /** The generated credentials Secret (unused when the user supplies `bootstrap.credentialsSecret`). */
   readonly generatedCredentialsSecret: string;
+  /** The superuser's Secret: always generated, never handed to applications. */
+  readonly superuserSecret: string;
   /** The monitoring role's Secret (only with `monitoring.exporter.enabled`). */
   readonly monitoringSecret: string;
   readonly connectionConfigMap: string;
@@ -40,6 +42,7 @@ export function namesFor(sampleDbName: string): SampleDbNames {
     headlessService: `${sampleDbName}-headless`,
     clientService: client.service,
     generatedCredentialsSecret: `${sampleDbName}-credentials`,
+    superuserSecret: `${sampleDbName}-superuser`,
     monitoringSecret: `${sampleDbName}-monitoring`,
     connectionConfigMap: client.connectionConfigMap,
     bindingSecret: client.bindingSecret,

@@ -18,9 +18,9 @@ export function secretEnv(name: string, secretName: string, key: string): V1EnvV
   return { name, valueFrom: { secretKeyRef: { name: secretName, key } } };
 }
 
-/** PGUSER/PGPASSWORD of the superuser the image's entrypoint created from the credentials Secret. */
+/** PGUSER/PGPASSWORD of the superuser the image's entrypoint created from the superuser Secret. */
 export function superuserEnv(instance: SampleDbInstance): V1EnvVar[] {
-  const secret = instance.credentials.secretName;
+  const secret = instance.names.superuserSecret;
   return [secretEnv('PGUSER', secret, USERNAME_KEY), secretEnv('PGPASSWORD', secret, PASSWORD_KEY)];
 }
 

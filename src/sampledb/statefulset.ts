@@ -66,7 +66,9 @@ function resourcesOf(spec: ResolvedSampleDbSpec): V1ResourceRequirements {
 
 function postgresContainer(instance: SampleDbInstance): V1Container {
   const { spec } = instance;
-  const secret = instance.credentials.secretName;
+  // The entrypoint creates the superuser from these at initdb; the owner role is the init Job's, from the
+  // credentials Secret, and has no superuser rights.
+  const secret = instance.names.superuserSecret;
   return {
     name: CONTAINERS.postgres,
     image: spec.image,

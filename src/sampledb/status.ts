@@ -21,7 +21,7 @@ import {
   type SampleDbStatus,
 } from '../api/index.ts';
 import { type Condition, type ConditionInput, mergeConditions } from '../runtime/conditions.ts';
-import { PASSWORD_KEY, USERNAME_KEY } from './credentials.ts';
+import { PASSWORD_KEY, readCredentials, USERNAME_KEY } from './credentials.ts';
 import { endpointString, type SampleDbInstance } from './instance.ts';
 import { postgresConfig } from './postgres-config.ts';
 
@@ -31,6 +31,8 @@ export interface ObservedChildren {
   /** The database pod (`<name>-0`). */
   pod?: V1Pod;
   dataPvc?: V1PersistentVolumeClaim;
+  /** The superuser's Secret (always generated); read by the publish step, never published. */
+  superuserSecret?: V1Secret;
   /** The credentials Secret (generated or the user's). */
   credentialsSecret?: V1Secret;
   /** The ConfigMap named by bootstrap.initSQL, when there is one. */
@@ -69,6 +71,15 @@ function checkCredentials(instance: SampleDbInstance, secret: V1Secret | undefin
     return failed(
       REASONS.credentialsSecretInvalid,
       `Secret ${name} has no ${missing.map((k) => `"${k}"`).join(' or ')} key: add ${missing.length > 1 ? 'them' : 'it'} (non-empty).`,
+    );
+  }
+  // The Secret is the owner's: a different username would be published in the binding for a role that is not it.
+  const username = readCredentials(secret)?.username;
+  const owner = instance.spec.bootstrap.owner;
+  if (username !== undefined && username !== owner) {
+    return failed(
+      REASONS.credentialsSecretInvalid,
+      `Secret ${name} has username "${username}", but bootstrap.owner is "${owner}": the Secret holds the owner's credentials, so set one to the other.`,
     );
   }
   return undefined;

@@ -55,13 +55,16 @@ export async function executeDeletion(
       log.info({ pvcs: action.names }, 'data volumes deleted');
       return AGAIN;
     case 'orphan-data-volumes':
-      // The generated password is the only one the retained data accepts: keep its Secret too (no owner, so the
-      // garbage collector leaves it), and a new SampleDB of the same name opens the volume with it. First, so the
-      // plan's observation (volumes orphaned) implies it.
-      if (instance.credentials.generated) {
+      // The generated passwords are the only ones the retained data accepts: keep their Secrets too (no owner, so
+      // the garbage collector leaves them), and a new SampleDB of the same name opens the volume with them. First,
+      // so the plan's observation (volumes orphaned) implies it.
+      for (const secret of [
+        instance.names.superuserSecret,
+        ...(instance.credentials.generated ? [instance.credentials.secretName] : []),
+      ]) {
         await write.patch(
           SECRETS,
-          ref(instance.credentials.secretName),
+          ref(secret),
           { metadata: { ownerReferences: null, labels: { [LABELS.orphaned]: 'true' } } },
           { ifMissing: 'skip' },
         );

@@ -22,8 +22,8 @@ export interface InitScriptSettings {
 }
 
 /**
- * Env vars the script reads that come from the credentials Secret: PGUSER/PGPASSWORD (the superuser the
- * entrypoint created) and SAMPLEDB_OWNER_PASSWORD (set on the owner role).
+ * Env vars the script reads that come from Secrets: PGUSER/PGPASSWORD from the superuser Secret (the superuser the
+ * entrypoint created) and SAMPLEDB_OWNER_PASSWORD from the credentials Secret (set on the owner role).
  */
 export const INIT_SECRET_ENV = ['PGUSER', 'PGPASSWORD', 'SAMPLEDB_OWNER_PASSWORD'] as const;
 
@@ -50,12 +50,14 @@ export const INIT_SCRIPT = `${COMMON_FUNCTIONS}${String.raw`
 wait_for_server
 
 # The owner role (its password follows the Secret on every run) and the database, each created only if missing.
+# The owner's attributes are set explicitly: applications log in as it, so it is never a superuser, whatever a
+# pre-existing role of that name had.
 psql_run -d postgres -v owner="$SAMPLEDB_OWNER" -v database="$SAMPLEDB_DATABASE" <<'SQL'
 \set owner_password ${BT}printenv SAMPLEDB_OWNER_PASSWORD${BT}
 SELECT format('CREATE ROLE %I LOGIN', :'owner')
  WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_roles WHERE rolname = :'owner')
 \gexec
-SELECT format('ALTER ROLE %I WITH LOGIN PASSWORD %L', :'owner', :'owner_password')
+SELECT format('ALTER ROLE %I WITH LOGIN NOSUPERUSER NOCREATEROLE NOREPLICATION NOBYPASSRLS PASSWORD %L', :'owner', :'owner_password')
 \gexec
 SELECT format('CREATE DATABASE %I OWNER %I', :'database', :'owner')
  WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_database WHERE datname = :'database')

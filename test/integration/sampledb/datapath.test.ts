@@ -4,8 +4,14 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { passwordFingerprint } from '../../../src/sampledb/credentials.ts';
 import { BACKUP_SCRIPT, backupScriptEnv, parseBackupResult } from '../../../src/sampledb/scripts/backup.ts';
 import { INIT_SCRIPT, type InitScriptSettings, initScriptEnv } from '../../../src/sampledb/scripts/init.ts';
+import {
+  OWNER_PASSWORD_SCRIPT,
+  ownerPasswordScriptEnv,
+  STALE_PASSWORD_EXIT,
+} from '../../../src/sampledb/scripts/owner-password.ts';
 import { RESTORE_SCRIPT, restoreScriptEnv } from '../../../src/sampledb/scripts/restore.ts';
 import { findPostgresBinDir, type PostgresServer, runScript, startPostgres } from '../../support/postgres.ts';
 
@@ -137,6 +143,54 @@ describe('data path against PostgreSQL', {
     assert.equal(result.code, 0, result.stderr);
     assert.notEqual((await queryAs('app', OWNER_PASSWORD, 'app', 'SELECT 1')).code, 0);
     assert.equal((await queryAs('app', 'rotated-Secret-password-987654321', 'app', 'SELECT 1')).code, 0);
+    assert.equal((await init({ database: 'app' })).code, 0);
+  });
+
+  it('init takes superuser rights from a pre-existing owner role: applications never log in as a superuser', async () => {
+    pg.query('CREATE ROLE was_super LOGIN SUPERUSER CREATEROLE REPLICATION BYPASSRLS');
+    const result = await init({ database: 'legacy', owner: 'was_super' });
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(
+      pg.query(
+        "SELECT rolsuper OR rolcreaterole OR rolreplication OR rolbypassrls FROM pg_roles WHERE rolname = 'was_super'",
+      ),
+      'f',
+    );
+    assert.equal(pg.query("SELECT rolsuper FROM pg_roles WHERE rolname = 'app'"), 'f');
+  });
+
+  it('the password Job changes the owner password (the old one stops working), only for the password it is for', async () => {
+    const run = async (ownerPassword: string, fingerprintFor: string) => {
+      const env = {
+        ...ownerPasswordScriptEnv({
+          host: pg.host,
+          port: pg.port,
+          owner: 'app',
+          fingerprint: passwordFingerprint(pg.password, fingerprintFor),
+          waitSeconds: 30,
+          terminationLog: terminationLog(),
+        }),
+        PATH: pg.path,
+        PGUSER: pg.superuser,
+        PGPASSWORD: pg.password,
+        SAMPLEDB_OWNER_PASSWORD: ownerPassword,
+      };
+      return await runScript(OWNER_PASSWORD_SCRIPT, env);
+    };
+    assert.equal((await init({ database: 'app' })).code, 0);
+    const stale = await run('changed-again-0123456789', 'rotated-password-0123456789');
+    assert.equal(stale.code, STALE_PASSWORD_EXIT, stale.stderr);
+    assert.equal((await queryAs('app', OWNER_PASSWORD, 'app', 'SELECT 1')).code, 0, 'nothing changed');
+
+    const rotated = await run('rotated-password-0123456789', 'rotated-password-0123456789');
+    assert.equal(rotated.code, 0, rotated.stderr);
+    assert.notEqual(
+      (await queryAs('app', OWNER_PASSWORD, 'app', 'SELECT 1')).code,
+      0,
+      'the old password fails',
+    );
+    assert.equal((await queryAs('app', 'rotated-password-0123456789', 'app', 'SELECT 1')).code, 0);
+    assert.ok(!`${rotated.stdout}${rotated.stderr}`.includes('rotated-password'), 'no password in the log');
     assert.equal((await init({ database: 'app' })).code, 0);
   });
 

@@ -197,4 +197,14 @@ describe('WorkQueue', () => {
     assert.match(text, /workqueue_work_duration_seconds_sum\{name="m",controller="m"\} 0.25/);
     assert.match(text, /workqueue_queue_duration_seconds_count\{name="m",controller="m"\} 1/);
   });
+
+  it('publishes a depth of 0 before anything is queued, and while idle workers take keys straight from add()', async () => {
+    const registry = new Registry();
+    const queue = new WorkQueue({ name: 'idle', clock: new FakeClock(), metrics: runtimeMetrics(registry) });
+    assert.match(await registry.metrics(), /workqueue_depth\{name="idle",controller="idle"\} 0/);
+    const waiting = queue.get();
+    queue.add('a');
+    assert.equal(await waiting, 'a');
+    assert.match(await registry.metrics(), /workqueue_depth\{name="idle",controller="idle"\} 0/);
+  });
 });

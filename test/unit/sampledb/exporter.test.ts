@@ -117,7 +117,7 @@ describe('monitoring role Job', () => {
       key: 'password',
     });
     assert.deepEqual(env.PGPASSWORD?.valueFrom?.secretKeyRef, {
-      name: 'orders-credentials',
+      name: 'orders-superuser',
       key: 'password',
     });
     assert.equal(env.SAMPLEDB_MONITOR_ROLE?.value, MONITORING_ROLE);

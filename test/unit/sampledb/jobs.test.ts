@@ -37,10 +37,12 @@ describe('initJob', () => {
     const env = envOf(
       initJob(resolveInstance(sampleDb({ bootstrap: { credentialsSecret: { name: 'mine' } } }))),
     );
-    for (const name of ['PGUSER', 'PGPASSWORD', 'SAMPLEDB_OWNER_PASSWORD']) {
+    for (const name of ['PGUSER', 'PGPASSWORD', 'SAMPLEDB_OWNER_PASSWORD'])
       assert.equal(env[name]?.value, undefined);
-      assert.equal(env[name]?.valueFrom?.secretKeyRef?.name, 'mine');
-    }
+    // The superuser runs the script; the owner's password (the user's Secret) is only set on the owner role.
+    assert.equal(env.PGUSER?.valueFrom?.secretKeyRef?.name, 'orders-superuser');
+    assert.equal(env.PGPASSWORD?.valueFrom?.secretKeyRef?.name, 'orders-superuser');
+    assert.equal(env.SAMPLEDB_OWNER_PASSWORD?.valueFrom?.secretKeyRef?.name, 'mine');
   });
 
   it('mounts the bootstrap SQL ConfigMap key and names the file in the env', () => {

@@ -10,6 +10,7 @@ describe('namesFor', () => {
       headlessService: 'orders-headless',
       clientService: 'orders',
       generatedCredentialsSecret: 'orders-credentials',
+      superuserSecret: 'orders-superuser',
       monitoringSecret: 'orders-monitoring',
       connectionConfigMap: 'orders-connection',
       bindingSecret: 'orders-binding',

@@ -32,6 +32,7 @@ describe('SampleDbReconciler (fake apiserver)', () => {
     await reconcilerOn(api).reconcile(REQ, rc());
     assert.deepEqual(writes(api), [
       'patch sampledbs/orders', // finalizer, before any child exists
+      'create secrets/orders-superuser', // created once, never applied
       'create secrets/orders-credentials', // created once, never applied
       'apply configmaps/orders-config',
       'apply services/orders-headless',
@@ -51,7 +52,11 @@ describe('SampleDbReconciler (fake apiserver)', () => {
     const api = new FakeApiserver();
     api.put(SAMPLEDBS, sampleDb({ bootstrap: { credentialsSecret: { name: 'app-creds' } } }));
     await reconcilerOn(api).reconcile(REQ, rc());
-    assert.deepEqual(writes(api), ['patch sampledbs/orders', 'status sampledbs/orders']);
+    assert.deepEqual(writes(api), [
+      'patch sampledbs/orders',
+      'create secrets/orders-superuser',
+      'status sampledbs/orders',
+    ]);
     assert.equal(api.get(SAMPLEDBS, 'shop', 'orders')?.status?.phase, 'Pending');
     assert.equal(condition(api, 'Ready')?.reason, 'CredentialsSecretNotFound');
 

@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import { BACKUP_SCRIPT, parseBackupResult } from '../../../src/sampledb/scripts/backup.ts';
 import { INIT_SCRIPT } from '../../../src/sampledb/scripts/init.ts';
 import { MONITORING_ROLE_SCRIPT } from '../../../src/sampledb/scripts/monitoring-role.ts';
+import { OWNER_PASSWORD_SCRIPT } from '../../../src/sampledb/scripts/owner-password.ts';
 import { RESTORE_SCRIPT } from '../../../src/sampledb/scripts/restore.ts';
 
 const scripts = {
@@ -14,6 +15,7 @@ const scripts = {
   backup: BACKUP_SCRIPT,
   restore: RESTORE_SCRIPT,
   'monitoring-role': MONITORING_ROLE_SCRIPT,
+  'owner-password': OWNER_PASSWORD_SCRIPT,
 };
 const hasShellcheck = spawnSync('shellcheck', ['--version']).status === 0;
 

@@ -23,17 +23,17 @@ describe('statefulSet', () => {
     );
   });
 
-  it('takes the superuser credentials from the credentials Secret and PGDATA under the data mount', () => {
+  it("takes the superuser credentials from the superuser Secret (not the owner's) and PGDATA under the data mount", () => {
     const container = postgresOf(
       statefulSet(resolveInstance(sampleDb({ bootstrap: { database: 'orders' } }))),
     );
     const env = envOf(container);
     assert.deepEqual(env.POSTGRES_USER?.valueFrom?.secretKeyRef, {
-      name: 'orders-credentials',
+      name: 'orders-superuser',
       key: 'username',
     });
     assert.deepEqual(env.POSTGRES_PASSWORD?.valueFrom?.secretKeyRef, {
-      name: 'orders-credentials',
+      name: 'orders-superuser',
       key: 'password',
     });
     assert.equal(env.POSTGRES_DB?.value, 'orders');
@@ -41,13 +41,14 @@ describe('statefulSet', () => {
     assert.ok(dataMount && env.PGDATA?.value?.startsWith(`${dataMount.mountPath}/`));
   });
 
-  it('reads a user-supplied credentials Secret', () => {
+  it('never makes a user-supplied (owner) credentials Secret the superuser', () => {
     const env = envOf(
       postgresOf(
         statefulSet(resolveInstance(sampleDb({ bootstrap: { credentialsSecret: { name: 'mine' } } }))),
       ),
     );
-    assert.equal(env.POSTGRES_PASSWORD?.valueFrom?.secretKeyRef?.name, 'mine');
+    assert.equal(env.POSTGRES_USER?.valueFrom?.secretKeyRef?.name, 'orders-superuser');
+    assert.equal(env.POSTGRES_PASSWORD?.valueFrom?.secretKeyRef?.name, 'orders-superuser');
   });
 
   it('claims the data volume from spec.storage and keeps it when the StatefulSet goes', () => {

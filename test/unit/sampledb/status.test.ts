@@ -200,6 +200,19 @@ describe('sampleDbStatus', () => {
     assert.equal(conditionOf(status, 'Ready').reason, 'CredentialsSecretInvalid');
   });
 
+  it("fails on a credentials Secret whose username is not bootstrap.owner (the Secret is the owner's)", () => {
+    const db = sampleDb({ bootstrap: { owner: 'shop', credentialsSecret: { name: 'mine' } } });
+    const status = sampleDbStatus(
+      resolveInstance(db),
+      { ...healthy, credentialsSecret: { data: { username: b64('postgres'), password: b64('x') } } },
+      NOW,
+    );
+    assert.equal(status.phase, 'Failed');
+    const ready = conditionOf(status, 'Ready');
+    assert.equal(ready.reason, 'CredentialsSecretInvalid');
+    assert.match(ready.message, /username "postgres", but bootstrap.owner is "shop"/);
+  });
+
   it('points at the bootstrap SQL ConfigMap when it is missing or lacks the key', () => {
     const db = sampleDb({ bootstrap: { initSQL: { name: 'orders-sql' } } });
     const missing = sampleDbStatus(resolveInstance(db), healthy, NOW);
