@@ -6,7 +6,8 @@
 // Invariants, each held by a test of plan.test.ts:
 // - a promotion only ever targets the record's primary, and only once no other instance answers as a primary and
 //   every pod labelled primary but not elected has lost its label (fence before promote);
-// - a new term is elected only when the recorded primary has been unavailable longer than the delay (failover),
+// - a new term is elected only when the recorded primary has been unavailable longer than the delay, or its pod is
+//   being deleted or gone (failover),
 //   on a switchover request to a ready, streaming replica, or when a scale down would remove the primary;
 // - the candidate of a failover is the replica with the most advanced WAL, ties to the lowest ordinal.
 
@@ -241,7 +242,10 @@ export function planReplication(obs: ReplicationObservation): ReplicationPlan {
     }
     if (!record.primaryUnavailableSince) return plan({ kind: 'mark-unavailable', term, since: obs.now });
     const waited = obs.now.getTime() - record.primaryUnavailableSince.getTime();
-    if (waited < obs.failoverDelayMs) {
+    // A primary whose pod is being deleted or is gone is not coming back as it was: waiting would only let the
+    // StatefulSet recreate it first. The delay is for the ambiguous cases (not Ready, not answering).
+    const podGone = primary.pod !== 'running';
+    if (!podGone && waited < obs.failoverDelayMs) {
       return plan({
         kind: 'wait',
         term,

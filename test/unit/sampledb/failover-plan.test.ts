@@ -220,16 +220,27 @@ describe('planReplication: failover', () => {
     }
   });
 
-  it('waits out the delay, then elects the replica with the most advanced WAL in the next term', () => {
+  it('a deleted primary pod is failed over at once, without waiting out the delay', () => {
+    for (const old of [gone('db-0', { pod: 'terminating', roleLabel: 'primary' }), gone('db-0')]) {
+      const action = next({
+        record: { primary: 'db-0', term: 1, primaryUnavailableSince: secondsAgo(0) },
+        members: [old, replica('db-1', 300n), replica('db-2', 500n)],
+      });
+      assert.equal(action.kind, 'elect', old.pod);
+    }
+  });
+
+  it('waits out the delay for a primary that runs but is not ready, then elects the most advanced replica', () => {
+    const hung = [primary('db-0', 1n, { ready: false }), replica('db-1', 300n), replica('db-2', 500n)];
     const waiting = next({
       record: { primary: 'db-0', term: 1, primaryUnavailableSince: secondsAgo(2) },
-      members: lost,
+      members: hung,
     });
     assert.equal(waiting.kind, 'wait');
     assert.equal((waiting as { retryInMs: number }).retryInMs, 3000);
     const elected = next({
       record: { primary: 'db-0', term: 1, primaryUnavailableSince: secondsAgo(5) },
-      members: lost,
+      members: hung,
     });
     assert.deepEqual(elected, {
       kind: 'elect',
@@ -521,9 +532,9 @@ class Model {
 }
 
 describe('planReplication carried out on a model cluster', () => {
-  it('a lost primary: one election, one promotion of the most advanced replica, the old one back as a replica', () => {
+  it('a hung primary: one election after the delay, one promotion of the most advanced replica, the old one back as a replica', () => {
     const model = new Model();
-    Object.assign(model.member('db-0'), { pod: 'terminating', ready: false, sql: undefined });
+    Object.assign(model.member('db-0'), { ready: false, sql: undefined });
     const actions = model.run();
     assert.deepEqual(model.promotions, [{ term: 2, pod: 'db-2' }]);
     assert.equal(model.record.primary, 'db-2');
@@ -541,6 +552,7 @@ describe('planReplication carried out on a model cluster', () => {
         'promote',
         'complete-handover',
         'label',
+        'steady',
         'steady',
         'label',
         'steady',
