@@ -5,6 +5,7 @@
 // carries a hash of their uids), as for the monitoring role.
 import { createHash } from 'node:crypto';
 import type { V1Job } from '@kubernetes/client-node';
+import { POSTGRES_PORT } from '../../api/index.ts';
 import { PASSWORD_KEY } from '../credentials.ts';
 import { FAILOVER_ROLE, REPLICATION_ROLE } from '../failover/instance-sql.ts';
 import type { SampleDbInstance } from '../instance.ts';
@@ -62,9 +63,10 @@ export function replicationRolesJob(instance: SampleDbInstance, secretUids: read
           env: [
             ...literalEnv({
               SAMPLEDB_SCRIPT: 'sampledb-replication-roles',
-              // The client Service: it selects the primary.
-              PGHOST: instance.endpoint.host,
-              PGPORT: String(instance.spec.service.port),
+              // Pod 0, the bootstrap primary, directly: the client Service selects the primary only once the
+              // operator can log in to it as sampledb_failover, which this Job creates.
+              PGHOST: instance.podHost,
+              PGPORT: String(POSTGRES_PORT),
               PGDATABASE: 'postgres',
               PGAPPNAME: 'sampledb-replication-roles',
               PGCONNECT_TIMEOUT: '10',

@@ -98,6 +98,8 @@ describe('replicated SampleDB objects', () => {
     const job = replicationRolesJob(three(), ['a', 'b']);
     const container = job.spec?.template.spec?.containers[0];
     const env = Object.fromEntries((container?.env ?? []).map((e) => [e.name, e]));
+    // Pod 0 directly: the client Service selects the primary only once these roles let the operator ask it.
+    assert.equal(env.PGHOST?.value, 'orders-0.orders-headless.shop.svc');
     assert.equal(env.SAMPLEDB_REPLICATION_PASSWORD?.valueFrom?.secretKeyRef?.name, 'orders-replication');
     assert.equal(env.SAMPLEDB_FAILOVER_PASSWORD?.valueFrom?.secretKeyRef?.name, 'orders-failover');
     assert.ok((container?.env ?? []).every((e) => e.value === undefined || !/PASSWORD/.test(e.name)));
