@@ -126,7 +126,7 @@ export interface SampleDbSpec {
   readonly image?: string;
 
   /**
-   * Number of PostgreSQL pods, each with its own volume: one primary the operator elects and instances-1 streaming replicas. At most 9. Default: 1. Not acted on yet: this operator version runs one pod whatever the value (docs/adr/0008-primary-election.md).
+   * Number of PostgreSQL pods, each with its own volume: one primary the operator elects and instances-1 streaming replicas cloned from it with pg_basebackup. With more than one, the client Service selects the primary (pod label sampledb.io/role=primary) and <name>-ro the replicas; the operator fails over when the primary is lost and never scales the primary away (it hands over first). At most 9. Default: 1.
    *
    * @schema SampleDbSpec#instances
    */
@@ -147,7 +147,7 @@ export interface SampleDbSpec {
   readonly postgresql?: SampleDbSpecPostgresql;
 
   /**
-   * Streaming replication between the instances. Not acted on yet (see instances).
+   * Streaming replication between the instances (instances > 1).
    *
    * @schema SampleDbSpec#replication
    */
@@ -420,7 +420,7 @@ export function toJson_SampleDbSpecPostgresql(obj: SampleDbSpecPostgresql | unde
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
 /**
- * Streaming replication between the instances. Not acted on yet (see instances).
+ * Streaming replication between the instances (instances > 1).
  *
  * @schema SampleDbSpecReplication
  */

@@ -14,8 +14,10 @@ export const InstancesSchema = Type.Integer({
   default: 1,
   description:
     `Number of PostgreSQL pods, each with its own volume: one primary the operator elects and instances-1 ` +
-    `streaming replicas. At most ${MAX_INSTANCES}. Default: 1. Not acted on yet: this operator version runs one ` +
-    'pod whatever the value (docs/adr/0008-primary-election.md).',
+    'streaming replicas cloned from it with pg_basebackup. With more than one, the client Service selects the ' +
+    'primary (pod label sampledb.io/role=primary) and <name>-ro the replicas; the operator fails over when the ' +
+    'primary is lost and never scales the primary away (it hands over first). ' +
+    `At most ${MAX_INSTANCES}. Default: 1.`,
 });
 
 export const ReplicationSchema = Type.Object(
@@ -42,7 +44,7 @@ export const ReplicationSchema = Type.Object(
     ),
   },
   {
-    description: 'Streaming replication between the instances. Not acted on yet (see instances).',
+    description: 'Streaming replication between the instances (instances > 1).',
     default: {},
   },
 );
