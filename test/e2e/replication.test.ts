@@ -3,8 +3,10 @@
 // the first successful write after it is printed. Then a switchover by annotation loses no acknowledged row.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { LEADER_ELECTION_LEASE } from '../../src/api/index.ts';
 import { pollUntil } from '../../src/envtest/index.ts';
 import { e2eSetup } from './support/cluster.ts';
+import { OPERATOR_NAMESPACE } from './support/install.ts';
 import { apply, kubectlJson, kubectlOk, runClient, sampleDb, sql } from './support/sampledb.ts';
 
 const { cluster, namespace } = await e2eSetup('e2e-replicas');
@@ -166,5 +168,52 @@ describe('replicas with an operator-elected primary on a real node', () => {
     );
     assert.deepEqual(lost, []);
     assert.ok(after.instances?.some((i) => i.name === before.primary && i.role === 'replica' && i.ready));
+  });
+
+  it('the leading operator is killed with the primary: the next leader finishes the failover, one promotion', async () => {
+    const before = await replicationOf();
+    const lease = await kubectlJson<{ spec: { holderIdentity?: string } }>(cluster, [
+      'get',
+      'lease',
+      LEADER_ELECTION_LEASE,
+      '-n',
+      OPERATOR_NAMESPACE,
+    ]);
+    const leader = lease?.spec.holderIdentity;
+    assert.ok(leader);
+    await kubectlOk(cluster, ['delete', 'pod', String(before.primary), '-n', namespace, '--wait=false']);
+    await kubectlOk(cluster, [
+      'delete',
+      'pod',
+      leader,
+      '-n',
+      OPERATOR_NAMESPACE,
+      '--grace-period=0',
+      '--force',
+    ]);
+    const after = await waitSettled(180_000, before.primary);
+    assert.equal(after.term, (before.term ?? 0) + 1, 'exactly one election');
+    const events = await kubectlJson<{
+      items: { reason?: string; note?: string; series?: { count?: number } }[];
+    }>(cluster, [
+      'get',
+      'events.events.k8s.io',
+      '-n',
+      namespace,
+      '--field-selector',
+      `regarding.name=${NAME}`,
+    ]);
+    const promotions = (events?.items ?? []).filter(
+      (e) => e.reason === 'PrimaryPromoted' && e.note?.includes(`term ${after.term}`),
+    );
+    assert.equal(promotions.length, 1, 'one promotion in the new term');
+    assert.equal(
+      promotions[0]?.series?.count ?? 1,
+      1,
+      'not repeated (a repeat would be counted in its series)',
+    );
+    console.log(
+      `OPERATOR KILLED MID-FAILOVER: ${before.primary} -> ${after.primary}, term ${before.term} -> ${after.term}`,
+    );
   });
 });
