@@ -7,7 +7,7 @@
 // - a promotion only ever targets the record's primary, and only once no other instance answers as a primary and
 //   every pod labelled primary but not elected has lost its label (fence before promote);
 // - a new term is elected only when the recorded primary has been unavailable longer than the delay, or its pod is
-//   being deleted or gone (failover),
+//   gone or replaced (failover),
 //   on a switchover request to a ready, streaming replica, or when a scale down would remove the primary;
 // - the candidate of a failover is the replica with the most advanced WAL, ties to the lowest ordinal.
 
@@ -242,9 +242,12 @@ export function planReplication(obs: ReplicationObservation): ReplicationPlan {
     }
     if (!record.primaryUnavailableSince) return plan({ kind: 'mark-unavailable', term, since: obs.now });
     const waited = obs.now.getTime() - record.primaryUnavailableSince.getTime();
-    // A primary whose pod is being deleted or is gone is not coming back as it was: waiting would only let the
-    // StatefulSet recreate it first. The delay is for the ambiguous cases (not Ready, not answering).
-    const podGone = primary.pod !== 'running';
+    // A primary whose pod is gone, or replaced by a fresh pod we never labelled, is not coming back as it was:
+    // waiting would only let the StatefulSet's new pod start as the primary first. One being deleted is given
+    // until its pod is gone (at most the delay), so the WAL its shutdown sends reaches the standbys. The delay is
+    // for the ambiguous cases (not Ready, not answering).
+    const podGone =
+      primary.pod === 'absent' || (primary.pod === 'running' && primary.termLabel === undefined);
     if (!podGone && waited < obs.failoverDelayMs) {
       return plan({
         kind: 'wait',

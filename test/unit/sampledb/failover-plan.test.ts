@@ -220,14 +220,32 @@ describe('planReplication: failover', () => {
     }
   });
 
-  it('a deleted primary pod is failed over at once, without waiting out the delay', () => {
-    for (const old of [gone('db-0', { pod: 'terminating', roleLabel: 'primary' }), gone('db-0')]) {
+  it('a primary pod gone or replaced by a fresh one is failed over at once; a terminating one once gone', () => {
+    const fresh = primary('db-0', 1n, {
+      ready: false,
+      sql: undefined,
+      roleLabel: undefined,
+      termLabel: undefined,
+    });
+    for (const old of [gone('db-0'), fresh]) {
       const action = next({
         record: { primary: 'db-0', term: 1, primaryUnavailableSince: secondsAgo(0) },
         members: [old, replica('db-1', 300n), replica('db-2', 500n)],
       });
-      assert.equal(action.kind, 'elect', old.pod);
+      assert.equal(action.kind, 'elect', inspect(old));
     }
+    const terminating = gone('db-0', { pod: 'terminating', roleLabel: 'primary', termLabel: 1 });
+    const members = [terminating, replica('db-1', 300n), replica('db-2', 500n)];
+    const early = next({
+      record: { primary: 'db-0', term: 1, primaryUnavailableSince: secondsAgo(1) },
+      members,
+    });
+    assert.equal(early.kind, 'wait', 'its shutdown is still sending WAL');
+    const late = next({
+      record: { primary: 'db-0', term: 1, primaryUnavailableSince: secondsAgo(5) },
+      members,
+    });
+    assert.equal(late.kind, 'elect', 'stuck terminating: the delay bounds the wait');
   });
 
   it('waits out the delay for a primary that runs but is not ready, then elects the most advanced replica', () => {
