@@ -11,6 +11,8 @@ import { apply, kubectlJson, kubectlOk, runClient, sampleDb, sql } from './suppo
 
 const { cluster, namespace } = await e2eSetup('e2e-replicas');
 const NAME = 'ha';
+/** The later scenarios need a working failover; without one they would only time out again. */
+let failedOver = false;
 
 interface Replication {
   primary?: string;
@@ -30,8 +32,52 @@ const replicationOf = async (): Promise<Replication> =>
     ])
   )?.status?.replication ?? {};
 
+/** What the cluster shows, for a failure message. */
+async function diagnostics(): Promise<string> {
+  const show = async (args: string[]) =>
+    (await cluster.kubectl(args)).stdout + (await cluster.kubectl(args)).stderr;
+  return [
+    JSON.stringify(
+      (await kubectlJson<{ status?: unknown }>(cluster, ['get', 'sampledb', NAME, '-n', namespace]))?.status,
+    ),
+    await show(['get', 'pods', '-n', namespace, '-L', 'sampledb.io/role', '-o', 'wide']),
+    await show(['get', 'events', '-n', namespace, '--sort-by=.lastTimestamp']),
+    ...[0, 1, 2].map((i) => `${NAME}-${i}`),
+  ]
+    .join('\n')
+    .concat(
+      (
+        await Promise.all(
+          [0, 1, 2].map(
+            async (i) =>
+              `--- ${NAME}-${i}\n${await show(['logs', `${NAME}-${i}`, '-n', namespace, '--tail=15'])}`,
+          ),
+        )
+      ).join('\n'),
+      `\n--- operator\n${(
+        await show([
+          'logs',
+          '-n',
+          OPERATOR_NAMESPACE,
+          '-l',
+          'app.kubernetes.io/name=sampledb-operator',
+          '--tail=200',
+        ])
+      )
+        .split('\n')
+        .filter((l) => /error|warn|fail/i.test(l))
+        .slice(-15)
+        .join('\n')}`,
+    );
+}
+
 /** Waits for a primary and two streaming, ready replicas; returns the record. */
 const waitSettled = (timeoutMs: number, notPrimary?: string) =>
+  settled(timeoutMs, notPrimary).catch(async (err) => {
+    throw new Error(`${(err as Error).message}\n${await diagnostics()}`);
+  });
+
+const settled = (timeoutMs: number, notPrimary?: string) =>
   pollUntil(
     'one primary and two ready replicas',
     async () => {
@@ -126,10 +172,12 @@ describe('replicas with an operator-elected primary on a real node', () => {
       `FAILOVER: primary ${before.primary} -> ${after.primary} (term ${before.term} -> ${after.term}); ` +
         `kill -> first successful write: ${downtimeMs} ms; ${acknowledged.length} rows acknowledged, ${lost.length} lost`,
     );
+    failedOver = true;
     assert.ok(downtimeMs < 15_000, `failover took ${downtimeMs} ms`);
   });
 
-  it('a switchover by annotation loses no acknowledged row; the old primary rejoins as a replica', async () => {
+  it('a switchover by annotation loses no acknowledged row; the old primary rejoins as a replica', async (t) => {
+    if (!failedOver) return t.skip('no failover happened');
     const before = await replicationOf();
     const target = before.instances?.find((i) => i.role === 'replica' && i.ready)?.name;
     assert.ok(target);
@@ -170,7 +218,8 @@ describe('replicas with an operator-elected primary on a real node', () => {
     assert.ok(after.instances?.some((i) => i.name === before.primary && i.role === 'replica' && i.ready));
   });
 
-  it('the leading operator is killed with the primary: the next leader finishes the failover, one promotion', async () => {
+  it('the leading operator is killed with the primary: the next leader finishes the failover, one promotion', async (t) => {
+    if (!failedOver) return t.skip('no failover happened');
     const before = await replicationOf();
     const lease = await kubectlJson<{ spec: { holderIdentity?: string } }>(cluster, [
       'get',
