@@ -222,6 +222,28 @@ async function ensureSecret(
   return existing ? write.apply(SECRETS, desired) : write.createOnce(SECRETS, desired);
 }
 
+/**
+ * Removes fields of the stored record, in the term the action was planned for (the test op is the fencing token).
+ * Needed because the election wrote the record with a JSON patch: the status apply at the end of the reconcile
+ * does not own those fields, so leaving them out of it would not remove them.
+ */
+async function removeFromRecord(
+  db: Stored<SampleDbObject>,
+  term: number,
+  fields: readonly (keyof ReplicationStatus)[],
+  write: Writer,
+): Promise<Stored<SampleDbObject> | undefined> {
+  const stored = db.status?.replication;
+  const present = fields.filter((f) => stored?.[f] !== undefined);
+  if (present.length === 0) return undefined;
+  const name = db.metadata.name ?? '';
+  const ops = [
+    { op: 'test', path: '/status/replication/term', value: term },
+    ...present.map((f) => ({ op: 'remove', path: `/status/replication/${f}` })),
+  ];
+  return write.guardedPatchStatus(SAMPLEDBS, { namespace: db.metadata.namespace ?? '', name }, ops);
+}
+
 interface Executed {
   record: ElectionRecord;
   sampleDb?: Stored<SampleDbObject>;
@@ -285,7 +307,10 @@ async function execute(
       return { record: { ...record, primaryUnavailableSince: action.since } };
     case 'clear-unavailable': {
       const { primaryUnavailableSince: _, ...rest } = record;
-      return { record: rest };
+      return {
+        record: rest,
+        sampleDb: await removeFromRecord(db, action.term, ['primaryUnavailableSince'], write),
+      };
     }
     case 'promote': {
       const ip = pods.get(action.pod)?.status?.podIP;
@@ -300,7 +325,10 @@ async function execute(
     }
     case 'complete-handover': {
       const { handover: _, primaryUnavailableSince: __, ...rest } = record;
-      return { record: rest };
+      return {
+        record: rest,
+        sampleDb: await removeFromRecord(db, action.term, ['handover', 'primaryUnavailableSince'], write),
+      };
     }
     case 'label':
       await write.patch(PODS, ref(action.pod), {
