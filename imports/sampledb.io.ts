@@ -175,7 +175,14 @@ export interface SampleDbSpec {
   readonly storage: SampleDbSpecStorage;
 
   /**
-   * PostgreSQL version to run: a major version ("16") or major.minor ("16.4"). Supported majors: 14-18. The minor version may change; the major version may not (this operator does not run pg_upgrade yet).
+   * Major version upgrades (see docs/upgrades.md).
+   *
+   * @schema SampleDbSpec#upgrade
+   */
+  readonly upgrade?: SampleDbSpecUpgrade;
+
+  /**
+   * PostgreSQL version to run: a major version ("16") or major.minor ("16.4"). Supported majors: 14-18. A minor change rolls the pod onto the new image; raising the major runs an upgrade (pg_upgrade, with a backup first and a way back); lowering it below the running major is refused.
    *
    * @schema SampleDbSpec#version
    */
@@ -200,6 +207,7 @@ export function toJson_SampleDbSpec(obj: SampleDbSpec | undefined): Record<strin
     'resources': toJson_SampleDbSpecResources(obj.resources),
     'service': toJson_SampleDbSpecService(obj.service),
     'storage': toJson_SampleDbSpecStorage(obj.storage),
+    'upgrade': toJson_SampleDbSpecUpgrade(obj.upgrade),
     'version': obj.version,
   };
   // filter undefined values
@@ -214,7 +222,7 @@ export function toJson_SampleDbSpec(obj: SampleDbSpec | undefined): Record<strin
  */
 export interface SampleDbSpecBackup {
   /**
-   * Which completed backups to keep. Default: keep all. Not enforced yet: this operator version computes which backups the policy would remove but deletes none (a removed SampleDBBackup would leave its dump on the backup volume).
+   * Which completed backups to keep. Default: keep all. Enforced after each backup: the dump files and then the SampleDBBackup objects of the others are removed (an Event each). Never removed: the newest Completed backup, one a SampleDB's bootstrap.fromBackup names, final backups of a deletion, and backups whose dump is not on this SampleDB's backup volume.
    *
    * @schema SampleDbSpecBackup#retention
    */
@@ -572,7 +580,35 @@ export function toJson_SampleDbSpecStorage(obj: SampleDbSpecStorage | undefined)
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
 /**
- * Which completed backups to keep. Default: keep all. Not enforced yet: this operator version computes which backups the policy would remove but deletes none (a removed SampleDBBackup would leave its dump on the backup volume).
+ * Major version upgrades (see docs/upgrades.md).
+ *
+ * @schema SampleDbSpecUpgrade
+ */
+export interface SampleDbSpecUpgrade {
+  /**
+   * A major upgrade starts (takes its backup) only inside this window; status.upgrade.waitingUntil says when it opens next. Minor upgrades do not wait. Default: no window, upgrades start at once.
+   *
+   * @schema SampleDbSpecUpgrade#maintenanceWindow
+   */
+  readonly maintenanceWindow?: SampleDbSpecUpgradeMaintenanceWindow;
+}
+
+/**
+ * Converts an object of type 'SampleDbSpecUpgrade' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SampleDbSpecUpgrade(obj: SampleDbSpecUpgrade | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'maintenanceWindow': toJson_SampleDbSpecUpgradeMaintenanceWindow(obj.maintenanceWindow),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * Which completed backups to keep. Default: keep all. Enforced after each backup: the dump files and then the SampleDBBackup objects of the others are removed (an Event each). Never removed: the newest Completed backup, one a SampleDB's bootstrap.fromBackup names, final backups of a deletion, and backups whose dump is not on this SampleDB's backup volume.
  *
  * @schema SampleDbSpecBackupRetention
  */
@@ -878,6 +914,50 @@ export enum SampleDbSpecServiceType {
   /** LoadBalancer */
   LOAD_BALANCER = "LoadBalancer",
 }
+
+/**
+ * A major upgrade starts (takes its backup) only inside this window; status.upgrade.waitingUntil says when it opens next. Minor upgrades do not wait. Default: no window, upgrades start at once.
+ *
+ * @schema SampleDbSpecUpgradeMaintenanceWindow
+ */
+export interface SampleDbSpecUpgradeMaintenanceWindow {
+  /**
+   * How long the window stays open, e.g. "4h". A started upgrade runs to its end.
+   *
+   * @schema SampleDbSpecUpgradeMaintenanceWindow#duration
+   */
+  readonly duration: string;
+
+  /**
+   * When the window opens: a five-field cron schedule or a macro, as backup.schedule, e.g. "0 2 * * SUN".
+   *
+   * @schema SampleDbSpecUpgradeMaintenanceWindow#schedule
+   */
+  readonly schedule: string;
+
+  /**
+   * IANA time zone of the schedule, e.g. "Europe/Berlin". Default: UTC.
+   *
+   * @schema SampleDbSpecUpgradeMaintenanceWindow#timezone
+   */
+  readonly timezone?: string;
+}
+
+/**
+ * Converts an object of type 'SampleDbSpecUpgradeMaintenanceWindow' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SampleDbSpecUpgradeMaintenanceWindow(obj: SampleDbSpecUpgradeMaintenanceWindow | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'duration': obj.duration,
+    'schedule': obj.schedule,
+    'timezone': obj.timezone,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
 
 /**

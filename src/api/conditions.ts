@@ -11,7 +11,9 @@ export const SAMPLEDB_CONDITIONS = {
   storageResized: 'StorageResized',
   backupScheduled: 'BackupScheduled',
   deletionProtected: 'DeletionProtected',
+  upgrading: 'Upgrading',
   credentialsApplied: 'CredentialsApplied',
+  backupHealthy: 'BackupHealthy',
   ...REPLICATION_CONDITIONS,
 } as const;
 export type SampleDbConditionType = (typeof SAMPLEDB_CONDITIONS)[keyof typeof SAMPLEDB_CONDITIONS];
@@ -30,6 +32,7 @@ export const REASONS = {
   deleting: 'Deleting',
   rollingOut: 'RollingOut',
   invalidSpec: 'InvalidSpec',
+  childRejected: 'ChildRejected',
   // Provisioned and Initialized: inputs the user provides
   credentialsPending: 'CredentialsPending',
   credentialsSecretNotFound: 'CredentialsSecretNotFound',
@@ -70,6 +73,18 @@ export const REASONS = {
   finalBackupFailed: 'FinalBackupFailed',
   snapshotInProgress: 'SnapshotInProgress',
   snapshotFailed: 'SnapshotFailed',
+  // BackupHealthy
+  backupsHealthy: 'BackupsHealthy',
+  latestBackupFailed: 'LatestBackupFailed',
+  noRecentBackup: 'NoRecentBackup',
+  // Upgrading (True while a version change runs; the message names the step)
+  upToDate: 'UpToDate',
+  rollingRestart: 'RollingRestart',
+  verifyingVersion: 'VerifyingVersion',
+  versionCheckFailed: 'VersionCheckFailed',
+  majorUpgrade: 'MajorUpgrade',
+  majorUpgradeFailed: 'MajorUpgradeFailed',
+  downgradeRefused: 'DowngradeRefused',
   // CredentialsApplied
   passwordApplied: 'PasswordApplied',
   passwordChanging: 'PasswordChanging',
@@ -77,6 +92,9 @@ export const REASONS = {
   // SampleDBBackup Completed / Failed
   sampleDbNotFound: 'SampleDBNotFound',
   databaseNotReady: 'DatabaseNotReady',
+  waitingForBackup: 'WaitingForBackup',
+  growingBackupVolume: 'GrowingBackupVolume',
+  backupVolumeFull: 'BackupVolumeFull',
   running: 'Running',
   backupCompleted: 'BackupCompleted',
   noResult: 'NoResult',
@@ -88,5 +106,11 @@ export type Reason = (typeof REASONS)[keyof typeof REASONS];
 export const EVENT_REASONS = {
   backupCompleted: 'BackupCompleted',
   backupFailed: 'BackupFailed',
+  backupPruned: 'BackupPruned',
+  backupPruneFailed: 'BackupPruneFailed',
+  childRejected: 'ChildRejected',
+  upgradeStep: 'UpgradeStep',
+  upgradeCompleted: 'UpgradeCompleted',
+  upgradeFailed: 'UpgradeFailed',
   ...REPLICATION_EVENT_REASONS,
 } as const;

@@ -33,6 +33,8 @@ export const LABELS = {
 } as const;
 
 export const TRIGGER_SCHEDULE = 'schedule';
+/** `sampledb.io/trigger` of the backup taken before a major upgrade. */
+export const TRIGGER_UPGRADE = 'upgrade';
 
 /** Annotation keys of the operator. */
 export const ANNOTATIONS = {
@@ -44,6 +46,15 @@ export const ANNOTATIONS = {
   scheduledAt: `${GROUP}/scheduled-at`,
   /** On final SampleDBBackups: which attempt (1, 2, ...) of the final backup this is. */
   attempt: `${GROUP}/attempt`,
+  /** On the StatefulSet: the PostgreSQL major version of the files on its data volume (changed by an upgrade only). */
+  dataMajor: `${GROUP}/data-major`,
+  /** On a version Job: the image whose server it asked. */
+  image: `${GROUP}/image`,
+  /** On the major upgrade's Jobs and backup: the major and image the upgrade started from. */
+  fromMajor: `${GROUP}/from-major`,
+  fromImage: `${GROUP}/from-image`,
+  /** On a rollback Job: why the upgrade is rolled back. */
+  cause: `${GROUP}/cause`,
   /** On a SampleDB: hand the primary over to this pod (a clean switchover). */
   switchoverTo: `${GROUP}/switchover-to`,
   /** On database pods: the election term in which the operator labelled it. */

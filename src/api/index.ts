@@ -15,4 +15,5 @@ export * from './replication.ts';
 export * from './sampledb.ts';
 export * from './sampledb-backup.ts';
 export { rulesOf, type ValidationRule } from './schema-kit.ts';
+export * from './upgrade.ts';
 export * from './validate.ts';

@@ -47,6 +47,7 @@ import {
   type ValidationRule,
   withRules,
 } from './schema-kit.ts';
+import { MAJOR_DOWNGRADE_RULE, UpgradeSpecSchema, UpgradeStatusSchema } from './upgrade.ts';
 
 export { API_VERSION, GROUP, VERSION } from './identity.ts';
 
@@ -80,21 +81,14 @@ export const VersionSchema = withRules(
     maxLength: 16,
     description:
       'PostgreSQL version to run: a major version ("16") or major.minor ("16.4"). Supported majors: 14-18. ' +
-      'The minor version may change; the major version may not (this operator does not run pg_upgrade yet).',
+      'A minor change rolls the pod onto the new image; raising the major runs an upgrade (pg_upgrade, with a ' +
+      'backup first and a way back); lowering it below the running major is refused.',
   }),
   [
     {
       rule: "int(self.split('.')[0]) >= 14 && int(self.split('.')[0]) <= 18",
       message: 'unsupported PostgreSQL major version: use 14, 15, 16, 17 or 18',
       holds: (self: string) => majorOf(self) >= 14 && majorOf(self) <= 18,
-    },
-    {
-      // PostgreSQL N+1 refuses to start on the data files of N, and no upgrade Job exists yet.
-      rule: "int(self.split('.')[0]) == int(oldSelf.split('.')[0])",
-      message:
-        'the PostgreSQL major version cannot change: this operator does not run pg_upgrade yet, and a server refuses ' +
-        'the data files of another major version; back up and restore into a new SampleDB with the new version',
-      holdsOnUpdate: (self: string, oldSelf: string) => majorOf(self) === majorOf(oldSelf),
     },
   ],
 );
@@ -461,9 +455,10 @@ export const BackupSchema = withRules(
             },
             {
               description:
-                'Which completed backups to keep. Default: keep all. Not enforced yet: this operator version ' +
-                'computes which backups the policy would remove but deletes none (a removed SampleDBBackup would ' +
-                'leave its dump on the backup volume).',
+                'Which completed backups to keep. Default: keep all. Enforced after each backup: the dump files ' +
+                'and then the SampleDBBackup objects of the others are removed (an Event each). Never removed: ' +
+                "the newest Completed backup, one a SampleDB's bootstrap.fromBackup names, final backups of a " +
+                "deletion, and backups whose dump is not on this SampleDB's backup volume.",
             },
           ),
           [
@@ -573,6 +568,7 @@ export const SampleDbSpecSchema = withRules(
       backup: Type.Optional(BackupSchema),
       deletion: Type.Optional(DeletionSchema),
       monitoring: Type.Optional(MonitoringSchema),
+      upgrade: Type.Optional(UpgradeSpecSchema),
       instances: Type.Optional(InstancesSchema),
       replication: Type.Optional(ReplicationSchema),
     },
@@ -604,7 +600,13 @@ export const SampleDbStatusSchema = Type.Object(
     observedGeneration: Type.Optional(
       Type.Integer({ format: 'int64', description: 'The .metadata.generation the status was computed for.' }),
     ),
-    currentVersion: Type.Optional(Type.String({ description: 'PostgreSQL version currently running.' })),
+    currentVersion: Type.Optional(
+      Type.String({
+        maxLength: 64,
+        description: 'The PostgreSQL version the running server reports (SHOW server_version).',
+      }),
+    ),
+    upgrade: Type.Optional(UpgradeStatusSchema),
     endpoint: Type.Optional(Type.String({ description: 'host:port of the client Service.' })),
     lastBackup: Type.Optional(
       Type.Object(
@@ -673,5 +675,6 @@ export const SampleDbSchema = withRules(
         return new RegExp(NAME_PATTERN).test(name) && name.length <= MAX_NAME_LENGTH;
       },
     },
+    MAJOR_DOWNGRADE_RULE as ValidationRule<never>,
   ],
 );

@@ -86,8 +86,10 @@ export function registerSampleDbControllers(manager: Manager, options: SampleDbC
     owns: [JOBS],
     watches: [
       { resource: PODS, map: backupOfPod },
+      { resource: SAMPLEDB_BACKUPS, map: maps.backupToQueued },
       { resource: SAMPLEDBS, map: maps.sampleDbToBackups },
       { resource: STATEFULSETS, map: maps.statefulSetToBackups },
+      { resource: PVCS, map: maps.pvcToBackups },
     ],
     reconciler: new SampleDbBackupReconciler(deps),
     ...(options.workers ? { workers: options.workers } : {}),

@@ -22,6 +22,7 @@ export const COMPONENTS = [
   'connection',
   'binding',
   'config',
+  'upgrade',
 ] as const;
 export type Component = (typeof COMPONENTS)[number];
 

@@ -6,6 +6,7 @@ import type { V1Job } from '@kubernetes/client-node';
 import { POSTGRES_PORT } from '../api/index.ts';
 import { PASSWORD_KEY } from './credentials.ts';
 import type { SampleDbInstance } from './instance.ts';
+import type { JobState } from './job-state.ts';
 import { childMeta } from './meta.ts';
 import { boundedName } from './names.ts';
 import { literalEnv, scriptJobPodSpec, secretEnv, superuserEnv } from './pod.ts';
@@ -53,14 +54,6 @@ export function ownerPasswordJob(instance: SampleDbInstance, fingerprint: string
       },
     },
   };
-}
-
-export type JobState = 'running' | 'succeeded' | 'failed';
-
-export function jobState(job: V1Job): JobState {
-  if ((job.status?.succeeded ?? 0) > 0) return 'succeeded';
-  const failed = job.status?.conditions?.some((c) => c.type === 'Failed' && c.status === 'True');
-  return failed ? 'failed' : 'running';
 }
 
 export interface PublishInput {

@@ -1,11 +1,20 @@
 // The SampleDB reconciler: an ordered table of steps (see steps/context.ts for their shape). Whatever happens, the
 // status is written last from what the steps returned, so it always reflects this reconcile. A SampleDB being
 // deleted runs the deletion instead (deletion/step.ts).
-import { FINALIZER } from '../api/index.ts';
-import type { ReconcileContext, ReconcileRequest, ReconcileResult, Reconciler } from '../runtime/index.ts';
+import { EVENT_REASONS, FINALIZER, type SampleDbObject } from '../api/index.ts';
+import {
+  ApiError,
+  describeError,
+  type ReconcileContext,
+  type ReconcileRequest,
+  type ReconcileResult,
+  type Reconciler,
+} from '../runtime/index.ts';
 import { DELETION_WRITES, runDeletion } from './deletion/step.ts';
 import { resolveInstance } from './instance.ts';
 import { SAMPLEDBS } from './resources.ts';
+import { reportBackupHealth } from './steps/backup-health.ts';
+import { enforceRetention } from './steps/backup-retention.ts';
 import { scheduleBackups } from './steps/backup-schedule.ts';
 import { ensureBackupPvc } from './steps/backup-volume.ts';
 import { applyConfig, applyServices } from './steps/configuration.ts';
@@ -13,12 +22,14 @@ import type { Observation, SampleDbDeps, SampleDbSubject, Step, StepBase } from 
 import { ensureCredentials } from './steps/credentials.ts';
 import { ensureFinalizer } from './steps/finalizer.ts';
 import { ensureInitJob } from './steps/init-job.ts';
+import { runMajorUpgrade } from './steps/major-upgrade.ts';
 import { ensureMonitoring } from './steps/monitoring.ts';
 import { publishConnection } from './steps/publish.ts';
 import { reconcileReplication } from './steps/replication.ts';
 import { runSteps, type StepsRun } from './steps/run.ts';
 import { growStorage } from './steps/storage.ts';
 import { validateSpec } from './steps/validate.ts';
+import { reportVersion } from './steps/version.ts';
 import { applyStatefulSet } from './steps/workload.ts';
 import { writeStatus } from './steps/write-status.ts';
 import { Writer } from './writer.ts';
@@ -34,12 +45,17 @@ export const LIVE_STEPS: readonly Step[] = [
   // Before the StatefulSet: its pods mount the election record this step publishes.
   reconcileReplication,
   ensureBackupPvc,
+  // Before the StatefulSet: it decides the image and replicas while a major upgrade runs.
+  runMajorUpgrade,
   applyStatefulSet,
   growStorage,
   ensureInitJob,
+  reportVersion,
   publishConnection,
   // Last: it needs the full observation to know the database is Ready.
   scheduleBackups,
+  enforceRetention,
+  reportBackupHealth,
 ];
 
 const requeue = (ms: number | undefined): ReconcileResult =>
@@ -79,8 +95,44 @@ export class SampleDbReconciler implements Reconciler {
       await status({ observed: {}, conditions: deletion.outcome.conditions ?? [], overrides: [] });
       return requeue(deletion.outcome.requeueAfterMs);
     }
-    const run = await runSteps(this.#steps, ctx, {});
+    let run: StepsRun<Observation>;
+    try {
+      run = await runSteps(this.#steps, ctx, {});
+    } catch (err) {
+      // A child the apiserver refuses (a 422 admission did not catch) is the user's to fix: say so in the status and
+      // an Event, then fail the reconcile so the controller retries with its growing delay.
+      if (err instanceof ApiError && err.status === 422 && !rc.signal.aborted)
+        await this.#reportRejected(db, rejectionMessage(err), status, write, rc);
+      throw err;
+    }
     if (!run.aborted) await status(run);
     return requeue(run.requeueAfterMs);
   }
+
+  async #reportRejected(
+    db: SampleDbObject,
+    message: string,
+    status: (run: Pick<StepsRun<Observation>, 'observed' | 'conditions' | 'overrides'>) => Promise<unknown>,
+    write: Writer,
+    rc: ReconcileContext,
+  ): Promise<void> {
+    try {
+      await status({ observed: { rejectedChild: message }, conditions: [], overrides: [] });
+      await write.only(['event']).event({
+        regarding: db,
+        type: 'Warning',
+        reason: EVENT_REASONS.childRejected,
+        action: 'Apply',
+        note: message.slice(0, 1024),
+      });
+    } catch (reportErr) {
+      rc.log.warn({ err: describeError(reportErr) }, 'could not report the refused child');
+    }
+  }
+}
+
+/** The apiserver's own words (metav1.Status message), without the request line. */
+function rejectionMessage(err: ApiError): string {
+  const body = err.body as { message?: unknown } | undefined;
+  return typeof body?.message === 'string' ? body.message : err.message;
 }

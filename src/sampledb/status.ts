@@ -41,6 +41,25 @@ export interface ObservedChildren {
   /** Pods of the init Job, to quote why the last one failed. */
   initJobPods?: readonly V1Pod[];
   bindingSecret?: V1Secret;
+  /** The apiserver refused a child object (422): its message, which the status and an Event carry. */
+  rejectedChild?: string;
+  /** The version the running server last reported (steps/version.ts). */
+  serverVersion?: string;
+  /** The spec's major differs from the data files': the StatefulSet keeps the image it has (upgrade/workload.ts). */
+  heldMajor?: { fromMajor: number; toMajor: number; specImage: string };
+  /** The major upgrade due or under way (steps/major-upgrade.ts). */
+  majorUpgrade?: {
+    plan: {
+      step: string;
+      failure?: string;
+      backup?: string;
+      workload: { image: string; replicas: 0 | 1; dataMajor: number };
+    };
+    route: { fromMajor: number; toMajor: number };
+    waitingUntil?: string;
+  };
+  /** A version change (minor rollout or major upgrade) is running: the phase is Upgrading. */
+  upgrading?: boolean;
   /** Problems with the spec found by the validator (objects that slipped past admission). */
   specErrors?: readonly FieldError[];
 }
@@ -199,6 +218,22 @@ function checkInitJob(instance: SampleDbInstance, observed: ObservedChildren): C
   return notYet(REASONS.initializing, `Job ${name} is initializing the database.`);
 }
 
+function majorUpgradeRunning(observed: ObservedChildren): boolean {
+  const step = observed.majorUpgrade?.plan.step;
+  return step !== undefined && step !== 'Done' && step !== 'Failed';
+}
+
+function upgradeStatus({ plan, route, waitingUntil }: NonNullable<ObservedChildren['majorUpgrade']>) {
+  return {
+    ...(waitingUntil ? { waitingUntil } : {}),
+    fromMajor: route.fromMajor,
+    toMajor: route.toMajor,
+    step: plan.step,
+    ...(plan.backup ? { backup: plan.backup } : {}),
+    ...(plan.failure ? { message: plan.failure } : {}),
+  };
+}
+
 /** A spec change the StatefulSet controller has not finished rolling out. */
 function rolloutInProgress(sts: V1StatefulSet | undefined): boolean {
   if (!sts) return false;
@@ -238,6 +273,19 @@ export function sampleDbStatus(
     };
   }
 
+  if (observed.rejectedChild) {
+    const refused = failed(
+      REASONS.childRejected,
+      `The apiserver refused a child object: ${observed.rejectedChild.slice(0, 1024)}. Fix the SampleDB spec; the operator retries with a growing delay.`,
+    );
+    return {
+      ...db.status,
+      ...base,
+      phase: 'Failed',
+      conditions: mergeConditions(previous, [toInput(SAMPLEDB_CONDITIONS.ready, refused, generation)], now),
+    };
+  }
+
   const { spec } = instance;
   const rejected = postgresConfig(spec).rejected;
   const configured =
@@ -270,6 +318,7 @@ export function sampleDbStatus(
   let phase: Phase;
   if (deleting) phase = 'Deleting';
   else if ((!provisioned.ok && provisioned.fatal) || (!initialized.ok && initialized.fatal)) phase = 'Failed';
+  else if (observed.upgrading || majorUpgradeRunning(observed)) phase = 'Upgrading';
   else if (ready.ok) phase = 'Ready';
   else if (updating) phase = 'Updating';
   else if (inputProblem || !observed.statefulSet) phase = 'Pending';
@@ -290,12 +339,11 @@ export function sampleDbStatus(
     ...base,
     phase,
     conditions,
-    ...(ready.ok
-      ? {
-          currentVersion:
-            reportedServerVersion(observed.initJobPods) ?? db.status?.currentVersion ?? spec.version,
-        }
+    // What the server reported (a version Job, or the init Job for the first image); never a copy of the spec.
+    ...((observed.serverVersion ?? reportedServerVersion(observed.initJobPods))
+      ? { currentVersion: observed.serverVersion ?? reportedServerVersion(observed.initJobPods) }
       : {}),
     ...(observed.bindingSecret ? { binding: { name: instance.names.bindingSecret } } : {}),
+    ...(observed.majorUpgrade ? { upgrade: upgradeStatus(observed.majorUpgrade) } : {}),
   };
 }

@@ -81,10 +81,19 @@ export function watchMaps(view: ClusterView) {
         ...referencing(INDEXES.restoreSource)(obj),
       ];
     },
+    /** The other backups of the same SampleDB: one finishing (or going) lets the next in the queue start. */
+    backupToQueued: (obj: KubeObject): ObjectRef[] => {
+      const of = (obj as Partial<SampleDbBackupObject>).spec?.sampleDB?.name;
+      if (!of) return [];
+      return backupsOf(obj.metadata.namespace ?? '', of).filter((ref) => ref.name !== obj.metadata.name);
+    },
     /** The backups of a SampleDB, whose readiness they wait for. */
     sampleDbToBackups: (db: KubeObject): ObjectRef[] =>
       backupsOf(db.metadata.namespace ?? '', db.metadata.name ?? ''),
     statefulSetToBackups: (sts: KubeObject): ObjectRef[] =>
       byInstanceLabel(sts).flatMap((ref) => backupsOf(ref.namespace, ref.name)),
+    /** The backup volume grew (or changed): a backup waiting for room may start. */
+    pvcToBackups: (pvc: KubeObject): ObjectRef[] =>
+      byInstanceLabel(pvc).flatMap((ref) => backupsOf(ref.namespace, ref.name)),
   };
 }

@@ -299,6 +299,18 @@ export const INVALID_CREATES: readonly InvalidCreate[] = [
   },
   { title: 'unsupported major version', spec: spec({ version: '12' }), field: 'spec.version', layer: 'cel' },
   {
+    title: 'maintenance window of zero length',
+    spec: spec({ upgrade: { maintenanceWindow: { schedule: '0 2 * * SUN', duration: '0h' } } }),
+    field: 'spec.upgrade.maintenanceWindow.duration',
+    layer: 'cel',
+  },
+  {
+    title: 'maintenance window schedule out of range',
+    spec: spec({ upgrade: { maintenanceWindow: { schedule: '0 25 * * *', duration: '2h' } } }),
+    field: 'spec.upgrade.maintenanceWindow.schedule',
+    layer: 'cel',
+  },
+  {
     title: 'storage size not a quantity',
     spec: spec({ storage: { size: 'ten gigs' } }),
     field: 'spec.storage.size',
@@ -449,9 +461,9 @@ export const INVALID_UPDATES: readonly InvalidUpdate[] = [
     field: 'spec.version',
   },
   {
-    title: 'raising the major version (no pg_upgrade yet)',
-    before: spec({ version: '15' }),
-    after: spec({ version: '16' }),
+    title: 'downgrading the major version by two',
+    before: spec({ version: '17' }),
+    after: spec({ version: '15.8' }),
     field: 'spec.version',
   },
   {
@@ -487,6 +499,11 @@ export const VALID_UPDATES: ReadonlyArray<{
   },
   { title: 'minor upgrade', before: spec({ version: '16' }), after: spec({ version: '16.4' }) },
   { title: 'minor downgrade', before: spec({ version: '16.4' }), after: spec({ version: '16.2' }) },
+  {
+    title: 'raising the major version (an upgrade)',
+    before: spec({ version: '15' }),
+    after: spec({ version: '17' }),
+  },
   {
     title: 'editing resources',
     before: spec({}),

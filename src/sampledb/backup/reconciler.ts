@@ -9,7 +9,8 @@ import {
   type ReconcileResult,
   type Reconciler,
 } from '../../runtime/index.ts';
-import { SAMPLEDB_BACKUPS } from '../resources.ts';
+import { backupJobName } from '../names.ts';
+import { JOBS, SAMPLEDB_BACKUPS } from '../resources.ts';
 import type { SampleDbDeps } from '../steps/context.ts';
 import { runSteps } from '../steps/run.ts';
 import { Writer } from '../writer.ts';
@@ -28,9 +29,12 @@ export class SampleDbBackupReconciler implements Reconciler {
     const now = this.#deps.now ?? (() => new Date());
     const backup = view.get(SAMPLEDB_BACKUPS, req.namespace, req.name);
     if (!backup || backup.metadata.deletionTimestamp) return undefined;
-    if (backup.status?.phase === 'Completed' || backup.status?.phase === 'Failed') return undefined;
-
     const write = new Writer(this.#deps.client);
+    if (backup.status?.phase === 'Completed' || backup.status?.phase === 'Failed') {
+      await this.#releaseJob(req.namespace, req.name, write);
+      return undefined;
+    }
+
     const subject = { backup, defaults: this.#deps.defaults ?? {} };
     const run = await runSteps(
       BACKUP_STEPS,
@@ -59,7 +63,22 @@ export class SampleDbBackupReconciler implements Reconciler {
           note: status.message ?? status.phase,
         })
         .catch((err: unknown) => rc.log.warn({ err: describeError(err) }, 'could not record event'));
+      await this.#releaseJob(req.namespace, req.name, write);
     }
     return undefined;
+  }
+
+  /**
+   * Once the result is in the SampleDBBackup's status, its Job and pods have nothing more to say: a TTL of 0 lets the
+   * Job controller's TTL cleanup delete both (no delete right needed). Before the status, never: the pods'
+   * termination messages are the result.
+   */
+  async #releaseJob(namespace: string, backupName: string, write: Writer): Promise<void> {
+    const name = backupJobName(backupName);
+    const job = this.#deps.view.get(JOBS, namespace, name);
+    if (!job || job.spec?.ttlSecondsAfterFinished === 0) return;
+    await write
+      .only(['patch'])
+      .patch(JOBS, { namespace, name }, { spec: { ttlSecondsAfterFinished: 0 } }, { ifMissing: 'skip' });
   }
 }

@@ -12,6 +12,7 @@ import {
 import { type Condition, mergeConditions, metaTime } from '../../runtime/index.ts';
 import { backupLocation } from '../backup-job.ts';
 import { parseBackupResult } from '../scripts/backup.ts';
+import { insufficientMessage } from './space.ts';
 import type { BackupObservation } from './steps.ts';
 
 const byCreation = (a: V1Pod, b: V1Pod) =>
@@ -186,6 +187,33 @@ export function backupStatusFor(
       backup.status,
       REASONS.sampleDbNotFound,
       `SampleDB ${dbName} was not found in this namespace.`,
+      now,
+    );
+  if (!job && observed.waitingFor)
+    return pending(
+      backup.status,
+      REASONS.waitingForBackup,
+      `Waiting for ${observed.waitingFor}: one backup of SampleDB ${dbName} runs at a time.`,
+      now,
+    );
+  const space = observed.space;
+  if (!job && space?.kind === 'insufficient') {
+    const message = insufficientMessage(instance.backupClaim.name, space);
+    return backupStatus(
+      backup.status,
+      { phase: 'Failed', reason: REASONS.backupVolumeFull, message },
+      backupLocation(instance, backup.metadata.name ?? ''),
+      backup.metadata.generation,
+      now,
+    );
+  }
+  if (!job && (space?.kind === 'grow' || space?.kind === 'growing'))
+    return pending(
+      backup.status,
+      REASONS.growingBackupVolume,
+      space.kind === 'grow'
+        ? `Growing the backup volume ${instance.backupClaim.name} to ${space.to} for the next dump.`
+        : `The backup volume ${instance.backupClaim.name} was asked for ${space.requested} and has ${space.capacity} so far.`,
       now,
     );
   if (!job)

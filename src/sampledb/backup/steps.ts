@@ -6,9 +6,19 @@ import type { Stored } from '../../runtime/index.ts';
 import { backupJob } from '../backup-job.ts';
 import { resolveInstance, type SampleDbInstance } from '../instance.ts';
 import { backupJobName } from '../names.ts';
-import { JOBS, PODS, SAMPLEDBS, STATEFULSETS } from '../resources.ts';
+import {
+  JOBS,
+  PODS,
+  PVCS,
+  SAMPLEDB_BACKUPS,
+  SAMPLEDBS,
+  STATEFULSETS,
+  STORAGE_CLASSES,
+} from '../resources.ts';
 import { ensureBackupVolume } from '../steps/backup-volume.ts';
 import type { Step } from '../steps/context.ts';
+import { backupAhead } from './queue.ts';
+import { decideSpace, type SpaceDecision } from './space.ts';
 
 export interface BackupSubject {
   readonly backup: Stored<SampleDbBackupObject>;
@@ -23,6 +33,10 @@ export interface BackupObservation {
   pods?: readonly Stored<V1Pod>[];
   /** The Job was created by this reconcile. */
   started?: boolean;
+  /** Another backup of the same SampleDB runs (or goes) first. */
+  waitingFor?: string;
+  /** Room on the backup volume, when there was not enough. */
+  space?: SpaceDecision;
 }
 
 type BackupStep = Step<BackupObservation, BackupSubject>;
@@ -47,6 +61,15 @@ export const observeJob: BackupStep = {
   },
 };
 
+export const waitForTurn: BackupStep = {
+  name: 'queue',
+  writes: [],
+  async run({ backup, view }) {
+    const waitingFor = backupAhead(backup, view.list(SAMPLEDB_BACKUPS, backup.metadata.namespace ?? ''));
+    return waitingFor ? { observed: { waitingFor }, halt: true } : undefined;
+  },
+};
+
 export const waitForDatabase: BackupStep = {
   name: 'database-ready',
   writes: [],
@@ -55,6 +78,37 @@ export const waitForDatabase: BackupStep = {
     if (!instance) return { halt: true };
     const sts = view.get(STATEFULSETS, instance.namespace, instance.names.statefulSet);
     return (sts?.status?.readyReplicas ?? 0) < 1 ? { halt: true } : undefined;
+  },
+};
+
+export const checkSpace: BackupStep = {
+  name: 'space',
+  writes: ['patch'],
+  async run({ observed, view, write, log }) {
+    const instance = observed.instance;
+    if (!instance) return { halt: true };
+    const { namespace } = instance;
+    const claimName = instance.backupClaim.name;
+    const pvc = view.get(PVCS, namespace, claimName);
+    const className = pvc?.spec?.storageClassName;
+    const space = decideSpace({
+      dbName: instance.name,
+      claimName,
+      operatorOwned: instance.backupClaim.operatorOwned,
+      pvc,
+      storageClass: className ? view.get(STORAGE_CLASSES, '', className) : undefined,
+      backups: view.list(SAMPLEDB_BACKUPS, namespace),
+    });
+    if (space.kind === 'enough') return undefined;
+    if (space.kind === 'grow') {
+      await write.patch(
+        PVCS,
+        { namespace, name: claimName },
+        { spec: { resources: { requests: { storage: space.to } } } },
+      );
+      log.info({ pvc: claimName, to: space.to }, 'growing the backup volume for the next dump');
+    }
+    return { observed: { space }, halt: true };
   },
 };
 
@@ -75,6 +129,8 @@ export const startBackupJob: BackupStep = {
 export const BACKUP_STEPS: readonly BackupStep[] = [
   findSampleDb,
   observeJob,
+  waitForTurn,
   waitForDatabase,
+  checkSpace,
   startBackupJob,
 ];

@@ -1,11 +1,10 @@
 // Scheduled backups: once the database is Ready, creates the SampleDBBackup of the latest schedule slot not yet
-// taken (the SampleDBBackup controller runs it) and asks to come back at the next slot. Retention is computed and
-// reported but not applied yet: deleting a SampleDBBackup does not remove its dump from the backup volume, so
-// pruning now would only leak files while claiming space was freed.
+// taken (the SampleDBBackup controller runs it) and asks to come back at the next slot. Retention is the next step's
+// (backup-retention.ts).
 import { REASONS, SAMPLEDB_CONDITIONS } from '../../api/index.ts';
 import type { ConditionInput } from '../../runtime/index.ts';
-import { decideRetention, decideSchedule, scheduledBackup } from '../backup-schedule.ts';
-import { SAMPLEDB_BACKUPS, SAMPLEDBS } from '../resources.ts';
+import { decideSchedule, scheduledBackup } from '../backup-schedule.ts';
+import { SAMPLEDB_BACKUPS } from '../resources.ts';
 import { sampleDbStatus } from '../status.ts';
 import type { Step } from './context.ts';
 
@@ -66,12 +65,6 @@ export const scheduleBackups: Step = {
           'scheduled backup created',
         );
     }
-    const retention = decideRetention({ db, backups, sampleDbs: view.list(SAMPLEDBS, namespace), now });
-    if (retention.prune.length > 0)
-      log.debug(
-        { wouldPrune: retention.prune },
-        'backup retention would prune these backups; pruning is disabled until dump files are removed with them',
-      );
     return {
       conditions: [
         scheduled('True', REASONS.scheduled, `Backups run on the schedule "${schedule}" (${zone}).`),

@@ -5,9 +5,9 @@ import { REASONS, SAMPLEDB_CONDITIONS } from '../../api/index.ts';
 import type { ConditionInput } from '../../runtime/index.ts';
 import { bindingSecret, connectionConfigMap } from '../connection.ts';
 import { decodeSecretValue, PASSWORD_KEY, passwordFingerprint, readCredentials } from '../credentials.ts';
+import { jobState } from '../job-state.ts';
 import {
   decidePublishedPassword,
-  jobState,
   ownerPasswordJob,
   ownerPasswordJobName,
   type PublishDecision,

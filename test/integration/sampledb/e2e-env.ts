@@ -32,7 +32,8 @@ export interface E2eEnv {
   volumesDir: string;
   /** A kubeconfig that authenticates as the operator's ServiceAccount (a bound token). */
   operatorKubeconfig: string;
-  startOperator(): OperatorProcess;
+  /** `root`: another build of the operator (see OperatorProcess.start). */
+  startOperator(root?: string): OperatorProcess;
   /** Stops everything this environment started, in reverse order. */
   stop(): Promise<void>;
   namespace(prefix: string): Promise<string>;
@@ -151,7 +152,8 @@ async function setUp(
     kubelet,
     volumesDir,
     operatorKubeconfig,
-    startOperator: () => OperatorProcess.start({ kubeconfigPath: operatorKubeconfig }),
+    startOperator: (root?: string) =>
+      OperatorProcess.start({ kubeconfigPath: operatorKubeconfig, ...(root ? { root } : {}) }),
     stop,
     async namespace(prefix: string) {
       const name = `${prefix}-${randomBytes(3).toString('hex')}`;

@@ -16,6 +16,8 @@ export interface OperatorOptions {
   kubeconfigPath: string;
   /** Extra environment (WATCH_NAMESPACES, LEADER_ELECTION, ...). */
   env?: Record<string, string>;
+  /** Another build of the operator to run (a directory with src/ and node_modules/); default: this checkout. */
+  root?: string;
 }
 
 const live = new Set<OperatorProcess>();
@@ -44,8 +46,9 @@ export class OperatorProcess {
   }
 
   static start(options: OperatorOptions): OperatorProcess {
-    const child = spawn(nodeBinary, [join(root, 'src/main.ts')], {
-      cwd: root,
+    const from = options.root ?? root;
+    const child = spawn(nodeBinary, [join(from, 'src/main.ts')], {
+      cwd: from,
       env: {
         PATH: process.env.PATH ?? '/usr/bin:/bin',
         KUBECONFIG: options.kubeconfigPath,

@@ -115,6 +115,30 @@ describe('sampleDbValidator (schema + CEL twins)', () => {
     }
   });
 
+  it('measures a major downgrade against the major the server runs, not only the spec', () => {
+    // After a failed upgrade the server still runs 15: going back to it is allowed, going below it is not.
+    const failedUpgrade = {
+      ...sampleDb({ ...VALID_SPEC, version: '17' }),
+      status: { currentVersion: '15.8' },
+    };
+    assert.deepEqual(
+      sampleDbValidator.validateUpdate(failedUpgrade, sampleDb({ ...VALID_SPEC, version: '15' })),
+      [],
+    );
+    const errors = sampleDbValidator.validateUpdate(
+      failedUpgrade,
+      sampleDb({ ...VALID_SPEC, version: '14' }),
+    );
+    assert.deepEqual(
+      errors.map((e) => e.field),
+      ['spec.version'],
+    );
+    assert.match(errors[0]?.message ?? '', /may not go below the major the server runs/);
+    // A status write (spec unchanged) is never refused, whatever the server reports.
+    const odd = { ...sampleDb({ ...VALID_SPEC, version: '15' }), status: { currentVersion: '17.2' } };
+    assert.deepEqual(sampleDbValidator.validateUpdate(odd, odd), []);
+  });
+
   it('flags unknown fields so typos fail at synth time', () => {
     const errors = sampleDbValidator.validate(
       sampleDb({ ...VALID_SPEC, storage: { size: '1Gi', sotrageClass: 'x' } }),

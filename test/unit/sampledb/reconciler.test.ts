@@ -2,7 +2,7 @@
 // Client's verbs, no controllers): the order of the steps' writes, halts, the status written after a halt, abort.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { silentLogger } from '../../../src/runtime/index.ts';
+import { ApiError, silentLogger } from '../../../src/runtime/index.ts';
 import { SampleDbReconciler } from '../../../src/sampledb/reconciler.ts';
 import { SAMPLEDBS, SECRETS } from '../../../src/sampledb/resources.ts';
 import type { Step } from '../../../src/sampledb/steps/context.ts';
@@ -70,6 +70,35 @@ describe('SampleDbReconciler (fake apiserver)', () => {
     await reconcilerOn(api).reconcile(REQ, rc());
     assert.ok(writes(api).includes('apply statefulsets/orders'), writes(api).join(', '));
     assert.ok(!writes(api).some((w) => w.startsWith('create secrets/')), 'the user Secret is never written');
+  });
+
+  it('a child the apiserver refuses (422): Failed with its message and an Event, and the reconcile fails so it backs off', async () => {
+    const api = new FakeApiserver();
+    api.put(SAMPLEDBS, sampleDb());
+    const message =
+      'StatefulSet.apps "orders" is invalid: spec.template.spec.containers[0].image: Required value';
+    const steps: Step[] = [
+      {
+        name: 'refused',
+        writes: ['apply'],
+        async run() {
+          throw new ApiError(422, 'PATCH', '/apis/apps/v1/statefulsets/orders', {
+            reason: 'Invalid',
+            message,
+          });
+        },
+      },
+    ];
+    await assert.rejects(reconcilerOn(api, steps).reconcile(REQ, rc()), /422/);
+    const db = api.get(SAMPLEDBS, 'shop', 'orders');
+    assert.equal(db?.status?.phase, 'Failed');
+    assert.equal(condition(api, 'Ready')?.reason, 'ChildRejected');
+    assert.ok(condition(api, 'Ready')?.message.includes(message));
+    const events = api.events as { reason?: string; note?: string; type?: string }[];
+    assert.deepEqual(
+      events.map((e) => [e.type, e.reason, e.note]),
+      [['Warning', 'ChildRejected', message]],
+    );
   });
 
   it('halts an invalid spec before anything is written, with a Failed status naming the field', async () => {

@@ -8,14 +8,21 @@ import { BACKUP_SCRIPT, parseBackupResult } from '../../../src/sampledb/scripts/
 import { INIT_SCRIPT } from '../../../src/sampledb/scripts/init.ts';
 import { MONITORING_ROLE_SCRIPT } from '../../../src/sampledb/scripts/monitoring-role.ts';
 import { OWNER_PASSWORD_SCRIPT } from '../../../src/sampledb/scripts/owner-password.ts';
+import { PRUNE_SCRIPT } from '../../../src/sampledb/scripts/prune.ts';
 import { RESTORE_SCRIPT } from '../../../src/sampledb/scripts/restore.ts';
+import { COPY_OLD_BINARIES_SCRIPT, UPGRADE_SCRIPT } from '../../../src/sampledb/scripts/upgrade.ts';
+import { VERSION_SCRIPT } from '../../../src/sampledb/scripts/version.ts';
 
 const scripts = {
   init: INIT_SCRIPT,
   backup: BACKUP_SCRIPT,
   restore: RESTORE_SCRIPT,
   'monitoring-role': MONITORING_ROLE_SCRIPT,
+  version: VERSION_SCRIPT,
+  upgrade: UPGRADE_SCRIPT,
+  'copy-old-binaries': COPY_OLD_BINARIES_SCRIPT,
   'owner-password': OWNER_PASSWORD_SCRIPT,
+  prune: PRUNE_SCRIPT,
 };
 const hasShellcheck = spawnSync('shellcheck', ['--version']).status === 0;
 

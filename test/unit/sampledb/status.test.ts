@@ -59,7 +59,8 @@ describe('sampleDbStatus', () => {
     assert.equal(conditionOf(status, 'Ready').observedGeneration, 3);
     assert.equal(status.endpoint, 'orders.shop.svc:5432');
     assert.deepEqual(status.binding, { name: 'orders-binding' });
-    assert.equal(status.currentVersion, '16');
+    // No Job has reported what the server runs: no currentVersion rather than a copy of the spec.
+    assert.equal(status.currentVersion, undefined);
   });
 
   it("reports the version the server gave the init Job as currentVersion, not the spec's", () => {
@@ -85,13 +86,23 @@ describe('sampleDbStatus', () => {
       sampleDbStatus(resolveInstance(sampleDb({ version: '15' })), observed, NOW).currentVersion,
       '15.8',
     );
-    // Without a report (older operator, pods gone): what was reported before, else the spec's version.
+    // Without a report (older operator, pods gone): what was reported before, never the spec's version.
     const earlier = { ...sampleDb({ version: '15' }), status: { currentVersion: '15.7' } };
     assert.equal(sampleDbStatus(resolveInstance(earlier), healthy, NOW).currentVersion, '15.7');
     assert.equal(
       sampleDbStatus(resolveInstance(sampleDb({ version: '15' })), healthy, NOW).currentVersion,
-      '15',
+      undefined,
     );
+    // A version Job's report for the image the pod runs wins over the init Job's.
+    assert.equal(
+      sampleDbStatus(resolveInstance(earlier), { ...observed, serverVersion: '15.10' }, NOW).currentVersion,
+      '15.10',
+    );
+  });
+
+  it('is Upgrading while a version change runs', () => {
+    const status = sampleDbStatus(resolveInstance(sampleDb()), { ...healthy, upgrading: true }, NOW);
+    assert.equal(status.phase, 'Upgrading');
   });
 
   it('is not Ready while the StatefulSet has no ready replica, even with a succeeded init Job', () => {

@@ -5,9 +5,10 @@ import { describe, it } from 'node:test';
 import type { SampleDbBackupObject } from '../../../../src/api/index.ts';
 import { silentLogger } from '../../../../src/runtime/index.ts';
 import { SampleDbBackupReconciler } from '../../../../src/sampledb/backup/reconciler.ts';
-import { SAMPLEDB_BACKUPS, SAMPLEDBS, STATEFULSETS } from '../../../../src/sampledb/resources.ts';
+import { JOBS, PODS, SAMPLEDB_BACKUPS, SAMPLEDBS } from '../../../../src/sampledb/resources.ts';
 import { sampleDb } from '../../../support/sampledb.ts';
 import { FakeApiserver } from '../support/fake-apiserver.ts';
+import { servingDatabase } from '../support/serving.ts';
 
 const REQ = { namespace: 'shop', name: 'nightly' };
 const rc = () => ({ signal: new AbortController().signal, log: silentLogger, reconcileID: 't', retries: 0 });
@@ -42,13 +43,7 @@ describe('SampleDbBackupReconciler (fake apiserver)', () => {
   it('once the database serves: creates the backups volume once, applies the Job, reports Running', async () => {
     const api = new FakeApiserver();
     api.put(SAMPLEDB_BACKUPS, backup);
-    api.put(SAMPLEDBS, sampleDb({ backup: {} }));
-    api.put(STATEFULSETS, {
-      apiVersion: 'apps/v1',
-      kind: 'StatefulSet',
-      metadata: { name: 'orders', namespace: 'shop' },
-      status: { replicas: 1, readyReplicas: 1 },
-    });
+    servingDatabase(api);
     const running = await reconcile(api);
     assert.equal(running?.phase, 'Running');
     assert.equal(running?.location, 'pvc://orders-backups/orders/nightly.dump');
@@ -60,5 +55,88 @@ describe('SampleDbBackupReconciler (fake apiserver)', () => {
     api.log.length = 0;
     await reconcile(api);
     assert.deepEqual(writes(api), [], 'nothing changed, nothing written');
+  });
+
+  it('queues: a second backup of the same SampleDB waits for the first, then starts once it has finished', async () => {
+    const api = new FakeApiserver();
+    servingDatabase(api);
+    const first = api.put(SAMPLEDB_BACKUPS, {
+      ...backup,
+      metadata: { name: 'hourly-1', namespace: 'shop', creationTimestamp: '2026-01-01T00:00:00Z' },
+    });
+    api.put(SAMPLEDB_BACKUPS, {
+      ...backup,
+      metadata: { ...backup.metadata, creationTimestamp: '2026-01-01T00:00:05Z' },
+    });
+    const waiting = await reconcile(api);
+    assert.equal(waiting?.phase, 'Pending');
+    assert.equal(reason(waiting), 'WaitingForBackup');
+    assert.match(waiting?.message ?? '', /Waiting for hourly-1/);
+    assert.ok(!writes(api).some((w) => w.startsWith('apply jobs/')), writes(api).join(', '));
+
+    api.put(SAMPLEDB_BACKUPS, { ...first, status: { phase: 'Completed' } });
+    const running = await reconcile(api);
+    assert.equal(running?.phase, 'Running');
+    assert.ok(writes(api).includes('apply jobs/nightly-backup'));
+  });
+
+  it('cleans up the finished Job only after its result is in the status (TTL 0; the Job controller deletes its pods)', async () => {
+    const api = new FakeApiserver();
+    api.put(SAMPLEDB_BACKUPS, backup);
+    servingDatabase(api);
+    await reconcile(api);
+    const job = api.get(JOBS, 'shop', 'nightly-backup');
+    assert.ok(job);
+    assert.equal(job.spec?.ttlSecondsAfterFinished, undefined, 'a running Job is kept');
+    api.put(JOBS, {
+      ...job,
+      status: { succeeded: 1, conditions: [{ type: 'Complete', status: 'True' }] },
+    });
+    const checksum = `sha256:${'a'.repeat(64)}`;
+    api.put(PODS, {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name: 'nightly-backup-x',
+        namespace: 'shop',
+        ownerReferences: [
+          {
+            apiVersion: 'batch/v1',
+            kind: 'Job',
+            name: 'nightly-backup',
+            uid: job.metadata.uid ?? '',
+            controller: true,
+          },
+        ],
+      },
+      status: {
+        phase: 'Succeeded',
+        containerStatuses: [
+          {
+            name: 'backup',
+            image: 'x',
+            imageID: '',
+            ready: false,
+            restartCount: 0,
+            state: {
+              terminated: {
+                exitCode: 0,
+                finishedAt: new Date('2026-01-01T00:02:00Z'),
+                message: `{"sizeBytes":42,"checksum":"${checksum}"}`,
+              },
+            },
+          },
+        ],
+      },
+    });
+    api.log.length = 0;
+    const done = await reconcile(api);
+    assert.equal(done?.phase, 'Completed');
+    const order = writes(api).filter((w) => !w.startsWith('create events'));
+    assert.deepEqual(order, ['status sampledbbackups/nightly', 'patch jobs/nightly-backup']);
+    assert.equal(api.get(JOBS, 'shop', 'nightly-backup')?.spec?.ttlSecondsAfterFinished, 0);
+    api.log.length = 0;
+    await reconcile(api);
+    assert.deepEqual(writes(api), [], 'released once');
   });
 });

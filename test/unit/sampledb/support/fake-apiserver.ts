@@ -65,6 +65,8 @@ export class FakeApiserver {
   #uid = 0;
   #writes = 0;
   readonly log: Write[] = [];
+  /** The Events created (not in `log`: they are not the reconcile's writes of objects). */
+  readonly events: KubeObject[] = [];
   /** The 1-based index of the write that crashes (counted over the fake's whole life); undefined: none. */
   crashAt: number | undefined;
   /** Serve the snapshot API (VolumeSnapshots and their classes). */
@@ -88,6 +90,11 @@ export class FakeApiserver {
     };
     this.#objects.set(idOf(rt, ref), { rt, obj: o });
     return clone(o) as unknown as Stored<T>;
+  }
+
+  /** Removes an object as if another client (a controller the test plays) had deleted it. */
+  remove(rt: ResourceType, namespace: string, name: string): void {
+    this.#objects.delete(idOf(rt, { namespace, name }));
   }
 
   get<T extends Writable>(rt: ResourceType<T>, namespace: string, name: string): Stored<T> | undefined {
@@ -169,7 +176,10 @@ export class FakeApiserver {
       },
       async create(rt: ResourceType, obj: KubeObject) {
         const ref = refOf(obj);
-        if (rt === EVENTS) return clone(obj);
+        if (rt === EVENTS) {
+          self.events.push(clone(obj));
+          return clone(obj);
+        }
         self.#write('create', rt, ref.name);
         if (find(rt, ref)) throw new ApiError(409, 'POST', ref.name, { reason: 'AlreadyExists' });
         const created = clone(obj) as Obj;

@@ -1,0 +1,102 @@
+// The BackupHealthy condition: can the SampleDB's owner count on a recent backup? Pure, from the SampleDB, its
+// SampleDBBackups and the clock. False when the latest scheduled backup failed, or when no backup completed within
+// twice the schedule's interval (since the SampleDB exists); no condition without an active schedule.
+import {
+  ANNOTATIONS,
+  LABELS,
+  REASONS,
+  SAMPLEDB_CONDITIONS,
+  type SampleDbBackupObject,
+  type SampleDbObject,
+  TRIGGER_SCHEDULE,
+} from '../api/index.ts';
+import type { ConditionInput } from '../runtime/index.ts';
+import { cronFor } from './backup-schedule.ts';
+
+export interface BackupHealthInput {
+  db: SampleDbObject;
+  /** SampleDBBackups in the namespace (any SampleDB; filtered here). */
+  backups: readonly SampleDbBackupObject[];
+  now: Date;
+}
+
+const time = (value: string | undefined) => {
+  const t = Date.parse(value ?? '');
+  return Number.isFinite(t) ? t : undefined;
+};
+
+/** The time between two consecutive runs of the schedule after `now`; undefined when it cannot be computed. */
+export function scheduleIntervalMs(
+  schedule: string,
+  timezone: string | undefined,
+  now: Date,
+): number | undefined {
+  try {
+    const [first, second] = cronFor(schedule, timezone).nextRuns(2, now);
+    return first && second ? second.getTime() - first.getTime() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function duration(ms: number): string {
+  const hours = ms / 3_600_000;
+  return hours >= 48
+    ? `${Math.round(hours / 24)}d`
+    : hours >= 1
+      ? `${Math.round(hours)}h`
+      : `${Math.round(ms / 60_000)}m`;
+}
+
+export function backupHealth({ db, backups, now }: BackupHealthInput): ConditionInput | undefined {
+  const spec = db.spec.backup;
+  if (!spec?.schedule || spec.suspend) return undefined;
+  const interval = scheduleIntervalMs(spec.schedule, spec.timezone, now);
+  if (interval === undefined) return undefined;
+  const type = SAMPLEDB_CONDITIONS.backupHealthy;
+  const mine = backups.filter(
+    (b) => b.spec?.sampleDB?.name === db.metadata.name && !b.metadata.deletionTimestamp,
+  );
+
+  const scheduled = mine
+    .filter((b) => b.metadata.labels?.[LABELS.trigger] === TRIGGER_SCHEDULE)
+    .filter((b) => b.status?.phase === 'Completed' || b.status?.phase === 'Failed')
+    .sort(
+      (a, b) =>
+        (time(b.metadata.annotations?.[ANNOTATIONS.scheduledAt]) ?? 0) -
+        (time(a.metadata.annotations?.[ANNOTATIONS.scheduledAt]) ?? 0),
+    );
+  const latest = scheduled[0];
+  if (latest?.status?.phase === 'Failed') {
+    return {
+      type,
+      status: 'False',
+      reason: REASONS.latestBackupFailed,
+      message: `The latest scheduled backup ${latest.metadata.name} failed: ${latest.status.message ?? 'see its status'}.`,
+    };
+  }
+
+  const lastCompleted = Math.max(
+    ...mine.filter((b) => b.status?.phase === 'Completed').map((b) => time(b.status?.completedAt) ?? 0),
+    0,
+  );
+  const since = Math.max(lastCompleted, time(db.metadata.creationTimestamp) ?? 0);
+  const allowed = 2 * interval;
+  if (since > 0 && now.getTime() - since > allowed) {
+    return {
+      type,
+      status: 'False',
+      reason: REASONS.noRecentBackup,
+      message: `No backup completed in the last ${duration(allowed)} (twice the schedule's interval)${lastCompleted > 0 ? `; the last completed at ${new Date(lastCompleted).toISOString()}` : ''}.`,
+    };
+  }
+  return {
+    type,
+    status: 'True',
+    reason: REASONS.backupsHealthy,
+    message:
+      lastCompleted > 0
+        ? `The last backup completed at ${new Date(lastCompleted).toISOString()}.`
+        : 'No backup is due yet.',
+  };
+}

@@ -1,0 +1,260 @@
+// The major upgrade in the reconcile: builds the observation plan.ts decides on (the backup, the StatefulSet and its
+// pod, the upgrade's Jobs, the version Job of the new image), carries out the one action it returns, and hands the
+// StatefulSet it wants to the workload step. Runs only while an upgrade is due or under way.
+import type { V1Job, V1Pod } from '@kubernetes/client-node';
+import { ANNOTATIONS, EVENT_REASONS, majorVersion, REASONS, SAMPLEDB_CONDITIONS } from '../../api/index.ts';
+import type { ConditionInput } from '../../runtime/index.ts';
+import { JOBS, PODS, SAMPLEDB_BACKUPS, STATEFULSETS } from '../resources.ts';
+import { preUpgradeBackup, type UpgradeRoute, upgradeJob, upgradeJobName } from '../upgrade/jobs.ts';
+import {
+  type JobState,
+  planUpgrade,
+  preUpgradeBackupName,
+  type UpgradeObservation,
+  type UpgradePlan,
+} from '../upgrade/plan.ts';
+import { reportOf } from '../upgrade/version.ts';
+import { windowState } from '../upgrade/window.ts';
+import { templateImage, workloadVersion } from '../upgrade/workload.ts';
+import { runningImage, versionJob, versionJobName } from '../version-job.ts';
+import type { Step, StepContext } from './context.ts';
+
+function lastError(pods: readonly V1Pod[]): string | undefined {
+  return pods
+    .flatMap((p) => [...(p.status?.initContainerStatuses ?? []), ...(p.status?.containerStatuses ?? [])])
+    .map((c) => c.state?.terminated)
+    .filter((t) => t && t.exitCode !== 0)
+    .map((t) => (t?.message?.trim() || t?.reason) ?? '')
+    .filter(Boolean)
+    .at(-1)
+    ?.slice(-1024);
+}
+
+export function jobState(job: V1Job | undefined, pods: readonly V1Pod[]): JobState | undefined {
+  if (!job) return undefined;
+  if ((job.status?.succeeded ?? 0) > 0) {
+    const completedAt = job.status?.completionTime;
+    return completedAt
+      ? { state: 'succeeded', completedAt: new Date(completedAt as unknown as string).toISOString() }
+      : { state: 'succeeded' };
+  }
+  const failed = job.status?.conditions?.find((c) => c.type === 'Failed' && c.status === 'True');
+  if (failed)
+    return { state: 'failed', message: lastError(pods) ?? failed.message ?? failed.reason ?? 'failed' };
+  return { state: 'running' };
+}
+
+/** The route of the upgrade due or under way, if any: from the Jobs once they exist, else from the hold. */
+function routeOf({ instance, view }: StepContext): UpgradeRoute | undefined {
+  const { namespace, names, spec } = instance;
+  const toMajor = majorVersion(spec.version);
+  const existing = view.get(STATEFULSETS, namespace, names.statefulSet);
+  const recorded = [
+    view.get(JOBS, namespace, upgradeJobName(instance.name, toMajor, 'preflight')),
+    view.get(SAMPLEDB_BACKUPS, namespace, preUpgradeBackupName(instance.name, toMajor)),
+  ].find((o) => o?.metadata.annotations?.[ANNOTATIONS.fromImage]);
+  if (recorded) {
+    const annotations = recorded.metadata.annotations ?? {};
+    return {
+      fromMajor: Number(annotations[ANNOTATIONS.fromMajor]),
+      toMajor,
+      fromImage: annotations[ANNOTATIONS.fromImage] as string,
+      toImage: spec.image,
+    };
+  }
+  const held = workloadVersion(instance, existing).held;
+  const fromImage = templateImage(existing);
+  if (!held || held.toMajor < held.fromMajor || !fromImage) return undefined;
+  return { fromMajor: held.fromMajor, toMajor, fromImage, toImage: spec.image };
+}
+
+function observe(ctx: StepContext, route: UpgradeRoute): UpgradeObservation {
+  const { instance, view, now } = ctx;
+  const { namespace, names } = instance;
+  const sts = view.get(STATEFULSETS, namespace, names.statefulSet);
+  const pod = view.get(PODS, namespace, names.pod);
+  const job = (mode: 'preflight' | 'upgrade' | 'rollback' | 'cleanup') => {
+    const found = view.get(JOBS, namespace, upgradeJobName(instance.name, route.toMajor, mode));
+    return { found, state: jobState(found, found ? view.ownedBy(PODS, found.metadata.uid) : []) };
+  };
+  const backup = view.get(SAMPLEDB_BACKUPS, namespace, preUpgradeBackupName(instance.name, route.toMajor));
+  const verifyJob = view.get(JOBS, namespace, versionJobName(instance.name, route.toImage));
+  const verify = verifyJob && reportOf(verifyJob, view.ownedBy(PODS, verifyJob.metadata.uid));
+  const rollback = job('rollback');
+  const podImage = runningImage(pod);
+  const backupMessage = backup?.status?.conditions?.find((c) => c.type === 'Failed')?.message;
+  return {
+    fromMajor: route.fromMajor,
+    toMajor: route.toMajor,
+    oldImage: route.fromImage,
+    newImage: route.toImage,
+    window: windowState(instance.object.spec.upgrade?.maintenanceWindow, now()),
+    ...(backup
+      ? {
+          backup: {
+            name: backup.metadata.name ?? preUpgradeBackupName(instance.name, route.toMajor),
+            ...(backup.status?.phase ? { phase: backup.status.phase } : {}),
+            ...(backupMessage ? { message: backupMessage } : {}),
+          },
+        }
+      : {}),
+    statefulSet: {
+      replicas: sts?.spec?.replicas ?? 1,
+      ...(templateImage(sts) ? { image: templateImage(sts) as string } : {}),
+      podExists: Boolean(pod),
+      podReady: Boolean(pod?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')),
+      ...(podImage ? { podImage } : {}),
+    },
+    ...optional('preflight', job('preflight').state),
+    ...optional('upgrade', job('upgrade').state),
+    ...optional(
+      'verify',
+      verify &&
+        (verify.state === 'failed'
+          ? { state: 'failed' as const, message: verify.message ?? 'the version Job failed' }
+          : verify.state === 'succeeded'
+            ? { state: 'succeeded' as const, ...(verify.version ? { version: verify.version } : {}) }
+            : { state: 'running' as const }),
+    ),
+    ...optional(
+      'rollback',
+      rollback.state && {
+        ...rollback.state,
+        ...(rollback.found?.metadata.annotations?.[ANNOTATIONS.cause]
+          ? { cause: rollback.found.metadata.annotations[ANNOTATIONS.cause] }
+          : {}),
+      },
+    ),
+    ...optional('cleanup', job('cleanup').state),
+    now: now(),
+  };
+}
+
+const optional = <K extends string, V>(key: K, value: V | undefined) =>
+  (value === undefined ? {} : { [key]: value }) as Partial<Record<K, V>>;
+
+function condition(plan: UpgradePlan, route: UpgradeRoute, jobs: readonly string[]): ConditionInput {
+  const backup = plan.backup ? ` The pre-upgrade backup is SampleDBBackup ${plan.backup}.` : '';
+  if (plan.step === 'Failed') {
+    return {
+      type: SAMPLEDB_CONDITIONS.upgrading,
+      status: 'False',
+      reason: REASONS.majorUpgradeFailed,
+      message:
+        `The upgrade from PostgreSQL ${route.fromMajor} to ${route.toMajor} failed: ${plan.failure}. ` +
+        `PostgreSQL ${route.fromMajor} runs on its own files again.${backup} Set spec.version back to ` +
+        `${route.fromMajor}, or fix the cause and delete ${jobs.length > 0 ? `the Jobs ${jobs.join(', ')} and ` : ''}the backup to retry.`,
+    };
+  }
+  if (plan.step === 'Done') {
+    return {
+      type: SAMPLEDB_CONDITIONS.upgrading,
+      status: 'False',
+      reason: REASONS.upToDate,
+      message: `Upgraded from PostgreSQL ${route.fromMajor} to ${route.toMajor}.${backup}`,
+    };
+  }
+  const why = plan.next.kind === 'wait' ? `: ${plan.next.why}` : '';
+  return {
+    type: SAMPLEDB_CONDITIONS.upgrading,
+    status: 'True',
+    reason: REASONS.majorUpgrade,
+    message: `Step ${plan.step} of the upgrade from PostgreSQL ${route.fromMajor} to ${route.toMajor}${why}.${plan.failure ? ` Rolling back because ${plan.failure}.` : ''}${backup}`,
+  };
+}
+
+export const runMajorUpgrade: Step = {
+  name: 'major-upgrade',
+  writes: ['apply', 'create-once', 'event'],
+  async run(ctx) {
+    const { instance, write } = ctx;
+    const route = routeOf(ctx);
+    if (!route) return undefined;
+    const obs = observe(ctx, route);
+    const plan = planUpgrade(obs, instance.name);
+    const jobs = [
+      ...(['preflight', 'upgrade', 'rollback', 'cleanup'] as const)
+        .map((mode) => upgradeJobName(instance.name, route.toMajor, mode))
+        .filter((name) => ctx.view.get(JOBS, instance.namespace, name)),
+      ...(obs.verify ? [versionJobName(instance.name, route.toImage)] : []),
+    ];
+    const conditions = [condition(plan, route, jobs)];
+    const observed = {
+      majorUpgrade: {
+        plan,
+        route,
+        ...(plan.step === 'WaitingForWindow' && obs.window.opensAt
+          ? { waitingUntil: obs.window.opensAt }
+          : {}),
+      },
+    };
+    // Nothing to do once done: the workload is the spec's again (the data major says so).
+    if (
+      plan.step === 'Done' &&
+      !workloadVersion(instance, ctx.view.get(STATEFULSETS, instance.namespace, instance.names.statefulSet))
+        .held
+    ) {
+      return { conditions, observed };
+    }
+    const next = plan.next;
+    const event = (type: 'Normal' | 'Warning', reason: string, note: string) =>
+      write.event({ regarding: instance.object, type, reason, action: plan.step, note });
+    switch (next.kind) {
+      case 'create-backup':
+        await write.createOnce(SAMPLEDB_BACKUPS, preUpgradeBackup(instance, route));
+        await event(
+          'Normal',
+          EVENT_REASONS.upgradeStep,
+          `Backing up to SampleDBBackup ${next.name} before the upgrade from ${route.fromMajor} to ${route.toMajor}.`,
+        );
+        break;
+      case 'create-preflight':
+      case 'create-upgrade':
+      case 'create-cleanup': {
+        const mode = next.kind.slice('create-'.length) as 'preflight' | 'upgrade' | 'cleanup';
+        const nodeName = ctx.view.get(PODS, instance.namespace, instance.names.pod)?.spec?.nodeName;
+        const job = await write.apply(
+          JOBS,
+          upgradeJob(instance, mode, route, mode === 'cleanup' && nodeName ? { nodeName } : {}),
+        );
+        await event('Normal', EVENT_REASONS.upgradeStep, `Step ${plan.step}: Job ${job.metadata.name}.`);
+        break;
+      }
+      case 'create-rollback': {
+        const job = await write.apply(JOBS, upgradeJob(instance, 'rollback', route, { cause: next.cause }));
+        await event(
+          'Warning',
+          EVENT_REASONS.upgradeFailed,
+          `Rolling back to PostgreSQL ${route.fromMajor} (Job ${job.metadata.name}): ${next.cause}.`,
+        );
+        break;
+      }
+      case 'create-verify': {
+        const job = await write.apply(JOBS, versionJob(instance, route.toImage));
+        await event(
+          'Normal',
+          EVENT_REASONS.upgradeStep,
+          `PostgreSQL ${route.toMajor} runs; Job ${job.metadata.name} verifies it.`,
+        );
+        break;
+      }
+      default:
+        break;
+    }
+    const previousStep = instance.object.status?.upgrade?.step;
+    if (plan.step !== previousStep && (plan.step === 'Failed' || plan.step === 'Done')) {
+      await event(
+        plan.step === 'Failed' ? 'Warning' : 'Normal',
+        plan.step === 'Failed' ? EVENT_REASONS.upgradeFailed : EVENT_REASONS.upgradeCompleted,
+        conditions[0]?.message ?? '',
+      );
+    }
+    const settled = plan.step === 'Failed' || plan.step === 'Done';
+    if (plan.step === 'WaitingForWindow') {
+      const opensIn = obs.window.opensAt ? Date.parse(obs.window.opensAt) - obs.now.getTime() : 3_600_000;
+      return { observed, conditions, requeueAfterMs: Math.max(1_000, Math.min(3_600_000, opensIn)) };
+    }
+    // Job and pod events bring most changes; the start timeout needs the clock.
+    return settled ? { observed, conditions } : { observed, conditions, requeueAfterMs: 15_000 };
+  },
+};

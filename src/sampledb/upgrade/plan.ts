@@ -1,0 +1,220 @@
+// What to do next in a major upgrade, decided from what the cluster shows and nothing else: the pre-upgrade backup,
+// the StatefulSet, and the upgrade's Jobs (each named after the target major, each the record of its step). The
+// operator can be killed between any two writes and the next run continues from the same place; a failure at any
+// step ends on the old version and the old data files, with the cause and the backup's name.
+//
+//   backup → stop → preflight Job → upgrade Job → start new → verify (version Job) → cleanup Job → done
+//                        │ fails         │ fails                      │ fails
+//                        ▼               └──────────► rollback Job ◄──┘
+//                  start old, Failed                      └─► start old, Failed
+//
+// The upgrade Job keeps the old files (pg_upgrade in copy mode, the old directory renamed aside), so the rollback
+// Job only has to put them back; the cleanup Job removes them once the new server answered. See ADR 0009.
+
+export type JobState =
+  | { state: 'running' }
+  | { state: 'succeeded'; completedAt?: string }
+  | { state: 'failed'; message: string };
+
+export interface UpgradeObservation {
+  fromMajor: number;
+  toMajor: number;
+  /** The image of the old major (the StatefulSet's before the upgrade). */
+  oldImage: string;
+  /** The image of the new major (the spec's). */
+  newImage: string;
+  /** Whether the maintenance window (if any) allows starting now, and when it opens next. */
+  window: { open: boolean; opensAt?: string };
+  backup?: { name: string; phase?: string; message?: string };
+  statefulSet: {
+    /** The replicas it has now (0 once stopped). */
+    replicas: number;
+    image?: string;
+    /** A database pod exists (stopping is complete once it is gone). */
+    podExists: boolean;
+    podReady: boolean;
+    podImage?: string;
+  };
+  preflight?: JobState;
+  upgrade?: JobState;
+  /** The version Job's report for the new image: the server answers, reports its version, the owner logs in. */
+  verify?: JobState & { version?: string };
+  rollback?: JobState & { cause?: string };
+  cleanup?: JobState;
+  now: Date;
+}
+
+export type UpgradeStepName =
+  | 'WaitingForWindow'
+  | 'Backup'
+  | 'Stopping'
+  | 'Preflight'
+  | 'Upgrade'
+  | 'Starting'
+  | 'Verify'
+  | 'RollingBack'
+  | 'Cleanup'
+  | 'Done'
+  | 'Failed';
+
+/** What the StatefulSet must look like for this step. */
+export interface WorkloadDirective {
+  image: string;
+  /** 0 while the data files are offline (preflight, upgrade, rollback). */
+  replicas: 0 | 1;
+  /** The major of the data files as the pod will use them. */
+  dataMajor: number;
+}
+
+export type UpgradeAction =
+  | { kind: 'wait'; why: string; requeueAfterMs?: number }
+  | { kind: 'create-backup'; name: string }
+  | { kind: 'create-preflight' }
+  | { kind: 'create-upgrade' }
+  | { kind: 'create-verify' }
+  | { kind: 'create-rollback'; cause: string }
+  | { kind: 'create-cleanup' }
+  | { kind: 'none' };
+
+export interface UpgradePlan {
+  step: UpgradeStepName;
+  workload: WorkloadDirective;
+  next: UpgradeAction;
+  /** Why the upgrade failed (step Failed or RollingBack). */
+  failure?: string;
+  backup?: string;
+}
+
+/** How long the new server may take to become ready after the upgrade Job before the upgrade is rolled back. */
+export const START_TIMEOUT_MS = 15 * 60_000;
+
+export function preUpgradeBackupName(sampleDbName: string, toMajor: number): string {
+  return `${sampleDbName}-pre-upgrade-${toMajor}`;
+}
+
+/** Why the upgraded server does not pass, once that is known for good. */
+function verificationFailure(obs: UpgradeObservation): string | undefined {
+  const { verify } = obs;
+  if (verify?.state === 'failed') return `verification failed: ${verify.message}`;
+  if (verify?.state === 'succeeded' && Number.parseInt(verify.version ?? '', 10) !== obs.toMajor) {
+    return `verification failed: the server reports ${verify.version ?? 'no version'}, not ${obs.toMajor}`;
+  }
+  const since = Date.parse(obs.upgrade?.state === 'succeeded' ? (obs.upgrade.completedAt ?? '') : '');
+  if (!verify && !Number.isNaN(since) && obs.now.getTime() - since > START_TIMEOUT_MS) {
+    return `PostgreSQL ${obs.toMajor} did not become ready within ${START_TIMEOUT_MS / 60_000} minutes`;
+  }
+  return undefined;
+}
+
+/** The next thing to do in the major upgrade from `fromMajor` to `toMajor`. */
+export function planUpgrade(obs: UpgradeObservation, sampleDbName: string): UpgradePlan {
+  const oldUp: WorkloadDirective = { image: obs.oldImage, replicas: 1, dataMajor: obs.fromMajor };
+  const oldDown: WorkloadDirective = { ...oldUp, replicas: 0 };
+  const newUp: WorkloadDirective = { image: obs.newImage, replicas: 1, dataMajor: obs.toMajor };
+  const backup = obs.backup?.name;
+  const plan = (
+    step: UpgradeStepName,
+    workload: WorkloadDirective,
+    next: UpgradeAction,
+    failure?: string,
+  ) => ({
+    step,
+    workload,
+    next,
+    ...(failure ? { failure } : {}),
+    ...(backup ? { backup } : {}),
+  });
+  const stsAt = (w: WorkloadDirective) =>
+    obs.statefulSet.replicas === w.replicas && obs.statefulSet.image === w.image;
+  const stopped = stsAt(oldDown) && !obs.statefulSet.podExists;
+
+  // A rollback, once started, is carried through whatever else the cluster shows.
+  if (obs.rollback) {
+    const cause = obs.rollback.cause ?? 'the upgrade failed';
+    if (obs.rollback.state === 'succeeded') return plan('Failed', oldUp, { kind: 'none' }, cause);
+    if (obs.rollback.state === 'failed') {
+      return plan(
+        'Failed',
+        oldDown,
+        {
+          kind: 'wait',
+          why: `the rollback Job failed (${obs.rollback.message}); the database stays stopped`,
+        },
+        `${cause}; then the rollback failed: ${obs.rollback.message}`,
+      );
+    }
+    if (!stopped)
+      return plan('RollingBack', oldDown, { kind: 'wait', why: 'stopping the new server' }, cause);
+    return plan(
+      'RollingBack',
+      oldDown,
+      { kind: 'wait', why: 'the rollback Job puts the old files back' },
+      cause,
+    );
+  }
+  const rollBack = (cause: string): UpgradePlan =>
+    stopped
+      ? plan('RollingBack', oldDown, { kind: 'create-rollback', cause }, cause)
+      : plan('RollingBack', oldDown, { kind: 'wait', why: 'stopping the new server' }, cause);
+
+  if (obs.cleanup?.state === 'succeeded') return plan('Done', newUp, { kind: 'none' });
+  if (obs.cleanup) {
+    // The new server has been verified: a failed cleanup only leaves the old files behind, it is no reason to go back.
+    const why =
+      obs.cleanup.state === 'failed'
+        ? `the old data files could not be removed (${obs.cleanup.message}); delete the cleanup Job to retry`
+        : 'removing the old data files';
+    return plan('Cleanup', newUp, { kind: 'wait', why });
+  }
+
+  if (obs.upgrade?.state === 'succeeded') {
+    // Every cause below is stable (a failed Job stays failed, time only grows), so the decision to go back holds
+    // while the new server is being stopped.
+    const cause = verificationFailure(obs);
+    if (cause) return rollBack(cause);
+    if (!stsAt(newUp) || obs.statefulSet.podImage !== obs.newImage || !obs.statefulSet.podReady) {
+      return plan('Starting', newUp, {
+        kind: 'wait',
+        why: `PostgreSQL ${obs.toMajor} starts on the upgraded files`,
+      });
+    }
+    if (!obs.verify) return plan('Verify', newUp, { kind: 'create-verify' });
+    if (obs.verify.state === 'running')
+      return plan('Verify', newUp, { kind: 'wait', why: 'verifying the server' });
+    return plan('Cleanup', newUp, { kind: 'create-cleanup' });
+  }
+  if (obs.upgrade?.state === 'failed') return rollBack(`the upgrade Job failed: ${obs.upgrade.message}`);
+  if (obs.upgrade) return plan('Upgrade', oldDown, { kind: 'wait', why: 'pg_upgrade runs' });
+
+  if (obs.preflight?.state === 'failed') {
+    // The preflight only reads: the old files are untouched, the old server simply starts again.
+    return plan('Failed', oldUp, { kind: 'none' }, `the preflight failed: ${obs.preflight.message}`);
+  }
+  if (obs.preflight?.state === 'succeeded') return plan('Upgrade', oldDown, { kind: 'create-upgrade' });
+  if (obs.preflight) return plan('Preflight', oldDown, { kind: 'wait', why: 'pg_upgrade --check runs' });
+
+  if (obs.backup?.phase === 'Completed') {
+    if (!stopped)
+      return plan('Stopping', oldDown, { kind: 'wait', why: `stopping PostgreSQL ${obs.fromMajor}` });
+    return plan('Preflight', oldDown, { kind: 'create-preflight' });
+  }
+  if (obs.backup?.phase === 'Failed') {
+    return plan(
+      'Failed',
+      oldUp,
+      { kind: 'none' },
+      `the pre-upgrade backup ${obs.backup.name} failed${obs.backup.message ? `: ${obs.backup.message}` : ''}`,
+    );
+  }
+  if (obs.backup) return plan('Backup', oldUp, { kind: 'wait', why: `backup ${obs.backup.name} runs` });
+  if (!obs.window.open) {
+    return plan('WaitingForWindow', oldUp, {
+      kind: 'wait',
+      why: `the maintenance window opens${obs.window.opensAt ? ` at ${obs.window.opensAt}` : ' later'}`,
+    });
+  }
+  return plan('Backup', oldUp, {
+    kind: 'create-backup',
+    name: preUpgradeBackupName(sampleDbName, obs.toMajor),
+  });
+}

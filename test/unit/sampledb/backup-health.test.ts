@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { SampleDbBackupObject } from '../../../src/api/index.ts';
+import { backupHealth } from '../../../src/sampledb/backup-health.ts';
+import { sampleDb, sampleDbBackup } from '../../support/sampledb.ts';
+
+const NOW = new Date('2026-01-10T12:00:00Z');
+// Hourly: twice the interval is two hours.
+const db = sampleDb({ backup: { schedule: '0 * * * *' } }, { creationTimestamp: '2026-01-01T00:00:00Z' });
+
+function scheduled(
+  name: string,
+  slot: string,
+  phase: 'Completed' | 'Failed',
+  message?: string,
+): SampleDbBackupObject {
+  const b = sampleDbBackup(name, 'orders', {
+    phase,
+    ...(phase === 'Completed' ? { completedAt: slot } : {}),
+    ...(message ? { message } : {}),
+  });
+  return {
+    ...b,
+    metadata: {
+      ...b.metadata,
+      labels: { 'sampledb.io/trigger': 'schedule' },
+      annotations: { 'sampledb.io/scheduled-at': slot },
+    },
+  };
+}
+
+describe('backupHealth', () => {
+  it('is True when a backup completed within twice the interval', () => {
+    const c = backupHealth({ db, backups: [scheduled('b1', '2026-01-10T11:00:00Z', 'Completed')], now: NOW });
+    assert.equal(c?.status, 'True');
+    assert.equal(c?.reason, 'BackupsHealthy');
+  });
+
+  it('is False when the latest scheduled backup failed, quoting why', () => {
+    const c = backupHealth({
+      db,
+      backups: [
+        scheduled('b1', '2026-01-10T10:00:00Z', 'Completed'),
+        scheduled('b2', '2026-01-10T11:00:00Z', 'Failed', 'pg_dump: connection refused'),
+      ],
+      now: NOW,
+    });
+    assert.equal(c?.status, 'False');
+    assert.equal(c?.reason, 'LatestBackupFailed');
+    assert.match(c?.message ?? '', /b2 failed: pg_dump: connection refused/);
+  });
+
+  it('is False when nothing completed within twice the interval, also when none ever did', () => {
+    const stale = backupHealth({
+      db,
+      backups: [scheduled('b1', '2026-01-10T09:00:00Z', 'Completed')],
+      now: NOW,
+    });
+    assert.equal(stale?.reason, 'NoRecentBackup');
+    assert.match(stale?.message ?? '', /last 2h .*2026-01-10T09:00:00.000Z/);
+    assert.equal(backupHealth({ db, backups: [], now: NOW })?.reason, 'NoRecentBackup');
+    const young = sampleDb(
+      { backup: { schedule: '0 * * * *' } },
+      { creationTimestamp: '2026-01-10T11:30:00Z' },
+    );
+    assert.equal(backupHealth({ db: young, backups: [], now: NOW })?.status, 'True', 'not due yet');
+  });
+
+  it('says nothing without an active schedule, and ignores other SampleDBs', () => {
+    assert.equal(backupHealth({ db: sampleDb(), backups: [], now: NOW }), undefined);
+    const suspended = sampleDb({ backup: { schedule: '0 * * * *', suspend: true } });
+    assert.equal(backupHealth({ db: suspended, backups: [], now: NOW }), undefined);
+    const theirs = {
+      ...scheduled('x', '2026-01-10T11:00:00Z', 'Completed'),
+      spec: { sampleDB: { name: 'other' } },
+    };
+    assert.equal(backupHealth({ db, backups: [theirs], now: NOW })?.reason, 'NoRecentBackup');
+  });
+});

@@ -1,0 +1,226 @@
+// The major upgrade through the whole reconcile, on the fake apiserver with the controllers played by the test: a
+// SampleDB on 15 raised to 17 ends on 17 with its backup named; a failing Job ends on 15; an operator killed at any
+// write of the upgrade (a fresh cache and reconciler each time) still finishes.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { V1Job, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
+import type { SampleDbObject } from '../../../../src/api/index.ts';
+import { silentLogger } from '../../../../src/runtime/index.ts';
+import { SampleDbReconciler } from '../../../../src/sampledb/reconciler.ts';
+import { JOBS, PODS, SAMPLEDB_BACKUPS, SAMPLEDBS, STATEFULSETS } from '../../../../src/sampledb/resources.ts';
+import { sampleDb } from '../../../support/sampledb.ts';
+import { Crash, FakeApiserver } from '../support/fake-apiserver.ts';
+
+const REQ = { namespace: 'shop', name: 'orders' };
+const rc = { signal: new AbortController().signal, log: silentLogger, reconcileID: 't', retries: 0 };
+const MINORS: Record<string, string> = { '15': '15.8', '17': '17.2' };
+
+/** Plays the StatefulSet, Job and backup controllers and the kubelet, one move per call. */
+class Cluster {
+  readonly api = new FakeApiserver();
+  clock = Date.parse('2026-02-01T00:00:00Z');
+  readonly failing = new Set<string>();
+  readonly jobsRun: string[] = [];
+  crashes = 0;
+
+  async reconcile(): Promise<void> {
+    const now = new Date(this.clock);
+    const { client, view } = this.api.operator(() => now);
+    await new SampleDbReconciler({ client, view, now: () => now }).reconcile(REQ, rc);
+  }
+
+  async play(): Promise<void> {
+    this.clock += 30_000;
+    const api = this.api;
+    await this.#play(api);
+  }
+
+  async #play(api: FakeApiserver): Promise<void> {
+    const sts = api.get(STATEFULSETS, 'shop', 'orders') as V1StatefulSet | undefined;
+    const pod = api.get(PODS, 'shop', 'orders-0') as V1Pod | undefined;
+    if (sts) {
+      const image = sts.spec?.template.spec?.containers.find((c) => c.name === 'postgres')?.image as string;
+      const replicas = sts.spec?.replicas ?? 1;
+      if (pod && (replicas === 0 || pod.spec?.containers[0]?.image !== image)) {
+        api.remove(PODS, 'shop', 'orders-0');
+      } else if (!pod && replicas === 1) {
+        api.put(PODS, {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: 'orders-0', namespace: 'shop' },
+          spec: { containers: [{ name: 'postgres', image }] },
+          status: { conditions: [{ type: 'Ready', status: 'True' }] },
+        });
+      }
+      const ready = replicas === 1 && pod ? 1 : 0;
+      api.put(STATEFULSETS, { ...sts, status: { replicas, readyReplicas: ready } } as V1StatefulSet);
+    }
+    for (const backup of api.list(SAMPLEDB_BACKUPS)) {
+      if (backup.status?.phase) continue;
+      api.put(SAMPLEDB_BACKUPS, {
+        ...backup,
+        status: { phase: 'Completed', completedAt: new Date(this.clock).toISOString() },
+      });
+    }
+    for (const job of api.list(JOBS) as V1Job[]) {
+      if (job.status?.succeeded || job.status?.conditions?.length) continue;
+      const name = job.metadata?.name as string;
+      // A Job runs only against a server that is up (clients, cleanup) or files that are offline (the others).
+      const offline = /-upgrade-\d+-(preflight|upgrade|rollback)$/.test(name);
+      if (offline ? Boolean(pod) : !(pod && sts?.status?.readyReplicas)) continue;
+      this.jobsRun.push(name);
+      const image = job.spec?.template.spec?.containers[0]?.image ?? '';
+      const failed = this.failing.has(name);
+      api.put(PODS, {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: {
+          name: `${name}-pod`,
+          namespace: 'shop',
+          ownerReferences: [{ apiVersion: 'batch/v1', kind: 'Job', name, uid: job.metadata?.uid as string }],
+        },
+        status: {
+          containerStatuses: [
+            {
+              name: 'c',
+              image,
+              imageID: '',
+              ready: false,
+              restartCount: 0,
+              state: {
+                terminated: failed
+                  ? { exitCode: 1, message: `${name} broke` }
+                  : {
+                      exitCode: 0,
+                      message: `server_version=${MINORS[image.split(':').at(-1) ?? ''] ?? ''}\n`,
+                    },
+              },
+            },
+          ],
+        },
+      } as V1Pod);
+      api.put(JOBS, {
+        ...job,
+        status: failed
+          ? { conditions: [{ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded' }] }
+          : { succeeded: 1, completionTime: new Date(this.clock) as never },
+      } as V1Job);
+    }
+  }
+
+  db(): SampleDbObject {
+    return this.api.get(SAMPLEDBS, 'shop', 'orders') as SampleDbObject;
+  }
+
+  async settle(until: (db: SampleDbObject) => boolean, limit = 80): Promise<void> {
+    for (let i = 0; i < limit; i++) {
+      try {
+        await this.reconcile();
+      } catch (err) {
+        if (!(err instanceof Crash)) throw err;
+        this.crashes++;
+      }
+      await this.play();
+      if (until(this.db())) return;
+    }
+    assert.fail(`did not settle: ${JSON.stringify(this.db().status, null, 1)}`);
+  }
+
+  stsImage(): string | undefined {
+    const sts = this.api.get(STATEFULSETS, 'shop', 'orders') as V1StatefulSet;
+    return sts.spec?.template.spec?.containers.find((c) => c.name === 'postgres')?.image;
+  }
+}
+
+async function onFifteen(): Promise<Cluster> {
+  const cluster = new Cluster();
+  cluster.api.put(SAMPLEDBS, sampleDb({ version: '15' }));
+  await cluster.settle((db) => db.status?.phase === 'Ready' && db.status.currentVersion === '15.8');
+  cluster.api.put(SAMPLEDBS, { ...cluster.db(), spec: { ...cluster.db().spec, version: '17' } });
+  cluster.jobsRun.length = 0;
+  return cluster;
+}
+
+const upgrading = (db: SampleDbObject) => db.status?.conditions?.find((c) => c.type === 'Upgrading');
+
+describe('major upgrade through the reconcile (fake apiserver)', () => {
+  it('raises 15 to 17: backup, preflight, upgrade, the new server verified, old files removed', async () => {
+    const cluster = await onFifteen();
+    const phases = new Set<string>();
+    await cluster.settle((db) => {
+      phases.add(String(db.status?.phase));
+      return db.status?.upgrade?.step === 'Done' && db.status.phase === 'Ready';
+    });
+    const db = cluster.db();
+    assert.equal(db.status?.currentVersion, '17.2');
+    assert.equal(db.status?.upgrade?.backup, 'orders-pre-upgrade-17');
+    assert.equal(
+      cluster.api.get(SAMPLEDB_BACKUPS, 'shop', 'orders-pre-upgrade-17')?.status?.phase,
+      'Completed',
+    );
+    assert.equal(cluster.stsImage(), 'docker.io/library/postgres:17');
+    assert.equal(upgrading(db)?.reason, 'UpToDate');
+    assert.ok(phases.has('Upgrading'));
+    assert.deepEqual(
+      cluster.jobsRun.map((name) => name.replace(/-[0-9a-f]{10}$/, '')),
+      [
+        'orders-upgrade-17-preflight',
+        'orders-upgrade-17-upgrade',
+        'orders-version',
+        'orders-upgrade-17-cleanup',
+      ],
+    );
+  });
+
+  it('returns to 15 when the upgrade Job fails, naming the cause and the backup', async () => {
+    const cluster = await onFifteen();
+    cluster.failing.add('orders-upgrade-17-upgrade');
+    await cluster.settle((db) => db.status?.upgrade?.step === 'Failed' && db.status.phase === 'Ready');
+    const db = cluster.db();
+    assert.equal(cluster.stsImage(), 'docker.io/library/postgres:15');
+    assert.equal(db.status?.currentVersion, '15.8');
+    const condition = upgrading(db);
+    assert.equal(condition?.reason, 'MajorUpgradeFailed');
+    assert.match(condition?.message ?? '', /orders-upgrade-17-upgrade broke/);
+    assert.match(condition?.message ?? '', /SampleDBBackup orders-pre-upgrade-17/);
+    assert.ok(cluster.jobsRun.includes('orders-upgrade-17-rollback'));
+    assert.ok(!cluster.jobsRun.includes('orders-upgrade-17-cleanup'));
+  });
+
+  it('waits for the maintenance window before the backup, and says until when', async () => {
+    const cluster = await onFifteen();
+    const db = cluster.db();
+    cluster.api.put(SAMPLEDBS, {
+      ...db,
+      spec: { ...db.spec, upgrade: { maintenanceWindow: { schedule: '0 2 * * SUN', duration: '4h' } } },
+    });
+    await cluster.reconcile();
+    await cluster.play();
+    await cluster.reconcile();
+    const status = cluster.db().status;
+    assert.equal(status?.upgrade?.step, 'WaitingForWindow');
+    // The fake clock starts at midnight of Sunday 2026-02-01: the window opens at 02:00.
+    assert.equal(status?.upgrade?.waitingUntil, '2026-02-01T02:00:00.000Z');
+    assert.match(upgrading(cluster.db())?.message ?? '', /opens at 2026-02-01T02:00:00.000Z/);
+    assert.equal(cluster.api.get(SAMPLEDB_BACKUPS, 'shop', 'orders-pre-upgrade-17'), undefined);
+    assert.equal(cluster.stsImage(), 'docker.io/library/postgres:15');
+    // Once the window is open, the upgrade starts.
+    cluster.clock = Date.parse('2026-02-01T02:00:30Z');
+    await cluster.settle((d) => d.status?.upgrade?.step === 'Done' && d.status.phase === 'Ready');
+  });
+
+  it('finishes when the operator is killed at any write of the upgrade', async () => {
+    const reference = await onFifteen();
+    const start = reference.api.log.length;
+    await reference.settle((db) => db.status?.upgrade?.step === 'Done' && db.status.phase === 'Ready');
+    const writes = reference.api.log.length - start;
+    assert.ok(writes > 10, `${writes} writes`);
+    for (let crashAt = 1; crashAt <= writes; crashAt += 1) {
+      const cluster = await onFifteen();
+      cluster.api.crashAt = cluster.api.log.filter((w) => w.verb !== 'note').length + crashAt;
+      await cluster.settle((db) => db.status?.upgrade?.step === 'Done' && db.status.phase === 'Ready');
+      assert.equal(cluster.crashes, 1, `the operator was killed at write ${crashAt}`);
+      assert.equal(cluster.db().status?.currentVersion, '17.2', `crash at write ${crashAt}`);
+    }
+  });
+});
