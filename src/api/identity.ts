@@ -38,6 +38,8 @@ export const LABELS = {
   sampleDbUid: `${GROUP}/sampledb-uid`,
   /** On backups the operator created for the schedule, to tell them from on-demand ones (value: `schedule`). */
   trigger: `${GROUP}/trigger`,
+  /** On database pods: `primary` (the `-rw` Service selects it) or `replica` (the `-ro` Service); set by the operator. */
+  role: `${GROUP}/role`,
 } as const;
 
 export const TRIGGER_SCHEDULE = 'schedule';
@@ -67,6 +69,10 @@ export const ANNOTATIONS = {
   fromImage: `${GROUP}/from-image`,
   /** On a rollback Job: why the upgrade is rolled back. */
   cause: `${GROUP}/cause`,
+  /** On a SampleDB: hand the primary over to this pod (a clean switchover). */
+  switchoverTo: `${GROUP}/switchover-to`,
+  /** On database pods: the election term in which the operator labelled it. */
+  term: `${GROUP}/term`,
 } as const;
 
 /** On every SampleDB, so no child can outlive the deletion policy. */

@@ -4,6 +4,7 @@ import type { V1Service } from '@kubernetes/client-node';
 import { ANNOTATIONS, POSTGRES_PORT, POSTGRES_PORT_NAME } from '../api/index.ts';
 import type { SampleDbInstance } from './instance.ts';
 import { childMeta } from './meta.ts';
+import { replicated, roleSelector } from './replication/objects.ts';
 
 export function databaseSelector(instance: SampleDbInstance): Record<string, string> {
   return { ...instance.labels.database };
@@ -15,10 +16,10 @@ export function databaseSelector(instance: SampleDbInstance): Record<string, str
  * Jobs still reach the pod through the headless Service.
  */
 export function clientSelector(instance: SampleDbInstance): Record<string, string> {
+  // With replicas, the client Service is the read-write one: it selects the elected primary only.
+  const writable = replicated(instance) ? roleSelector(instance, 'primary') : databaseSelector(instance);
   const stopped = instance.object.metadata.annotations?.[ANNOTATIONS.writesStopped];
-  return stopped
-    ? { ...databaseSelector(instance), [ANNOTATIONS.writesStopped]: 'true' }
-    : databaseSelector(instance);
+  return stopped ? { ...writable, [ANNOTATIONS.writesStopped]: 'true' } : writable;
 }
 
 /** Whether a client Service selects no pod because writes are stopped. */
