@@ -250,6 +250,20 @@ export interface SampleDbSpecBackup {
   readonly timezone?: string;
 
   /**
+   * Verify every backup that completes: a Job restores the dump into a temporary server inside its own pod and checks the per-table row counts (and verifyQuery) against those the backup recorded in its snapshot. The SampleDBBackup records the result and the restore time; BackupHealthy turns False when one fails. Default: false.
+   *
+   * @schema SampleDbSpecBackup#verify
+   */
+  readonly verify?: boolean;
+
+  /**
+   * A SQL query (from a ConfigMap) the backup runs in its snapshot and the verification runs on the restored copy: both outputs must be equal. Needs verify: true.
+   *
+   * @schema SampleDbSpecBackup#verifyQuery
+   */
+  readonly verifyQuery?: SampleDbSpecBackupVerifyQuery;
+
+  /**
    * Where backups are written. Either an existing PVC (claimName) or a PVC the operator creates (<name>-backups, size/storageClassName). Default: an operator-created PVC twice the data size.
    *
    * @schema SampleDbSpecBackup#volume
@@ -268,6 +282,8 @@ export function toJson_SampleDbSpecBackup(obj: SampleDbSpecBackup | undefined): 
     'schedule': obj.schedule,
     'suspend': obj.suspend,
     'timezone': obj.timezone,
+    'verify': obj.verify,
+    'verifyQuery': toJson_SampleDbSpecBackupVerifyQuery(obj.verifyQuery),
     'volume': toJson_SampleDbSpecBackupVolume(obj.volume),
   };
   // filter undefined values
@@ -637,6 +653,42 @@ export function toJson_SampleDbSpecBackupRetention(obj: SampleDbSpecBackupRetent
   const result = {
     'count': obj.count,
     'maxAge': obj.maxAge,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * A SQL query (from a ConfigMap) the backup runs in its snapshot and the verification runs on the restored copy: both outputs must be equal. Needs verify: true.
+ *
+ * @schema SampleDbSpecBackupVerifyQuery
+ */
+export interface SampleDbSpecBackupVerifyQuery {
+  /**
+   * The key holding the SQL, e.g. "verify.sql".
+   *
+   * @schema SampleDbSpecBackupVerifyQuery#key
+   */
+  readonly key: string;
+
+  /**
+   * A ConfigMap in the same namespace.
+   *
+   * @schema SampleDbSpecBackupVerifyQuery#name
+   */
+  readonly name: string;
+}
+
+/**
+ * Converts an object of type 'SampleDbSpecBackupVerifyQuery' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SampleDbSpecBackupVerifyQuery(obj: SampleDbSpecBackupVerifyQuery | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'key': obj.key,
+    'name': obj.name,
   };
   // filter undefined values
   return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
@@ -1113,6 +1165,187 @@ export interface SampleDbBackupSpecSampleDb {
  */
 /* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 export function toJson_SampleDbBackupSpecSampleDb(obj: SampleDbBackupSpecSampleDb | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'name': obj.name,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+
+/**
+ * SampleDBRestore restores a SampleDBBackup into its existing SampleDB, in place.
+ *
+ * @schema SampleDBRestore
+ */
+export class SampleDbRestore extends ApiObject {
+  /**
+   * Returns the apiVersion and kind for "SampleDBRestore"
+   */
+  public static readonly GVK: GroupVersionKind = {
+    apiVersion: 'sampledb.io/v1alpha1',
+    kind: 'SampleDBRestore',
+  }
+
+  /**
+   * Renders a Kubernetes manifest for "SampleDBRestore".
+   *
+   * This can be used to inline resource manifests inside other objects (e.g. as templates).
+   *
+   * @param props initialization props
+   */
+  public static manifest(props: SampleDbRestoreProps): any {
+    return {
+      ...SampleDbRestore.GVK,
+      ...toJson_SampleDbRestoreProps(props),
+    };
+  }
+
+  /**
+   * Defines a "SampleDBRestore" API object
+   * @param scope the scope in which to define this object
+   * @param id a scope-local name for the object
+   * @param props initialization props
+   */
+  public constructor(scope: Construct, id: string, props: SampleDbRestoreProps) {
+    super(scope, id, {
+      ...SampleDbRestore.GVK,
+      ...props,
+    });
+  }
+
+  /**
+   * Renders the object to Kubernetes JSON.
+   */
+  public override toJson(): any {
+    const resolved = super.toJson();
+
+    return {
+      ...SampleDbRestore.GVK,
+      ...toJson_SampleDbRestoreProps(resolved),
+    };
+  }
+}
+
+/**
+ * SampleDBRestore restores a SampleDBBackup into its existing SampleDB, in place.
+ *
+ * @schema SampleDBRestore
+ */
+export interface SampleDbRestoreProps {
+  /**
+   * @schema SampleDBRestore#metadata
+   */
+  readonly metadata?: ApiObjectMetadata;
+
+  /**
+   * Which backup to restore into which SampleDB. Immutable.
+   *
+   * @schema SampleDBRestore#spec
+   */
+  readonly spec: SampleDbRestoreSpec;
+}
+
+/**
+ * Converts an object of type 'SampleDbRestoreProps' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SampleDbRestoreProps(obj: SampleDbRestoreProps | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'metadata': obj.metadata,
+    'spec': toJson_SampleDbRestoreSpec(obj.spec),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * Which backup to restore into which SampleDB. Immutable.
+ *
+ * @schema SampleDbRestoreSpec
+ */
+export interface SampleDbRestoreSpec {
+  /**
+   * What to restore.
+   *
+   * @schema SampleDbRestoreSpec#backup
+   */
+  readonly backup: SampleDbRestoreSpecBackup;
+
+  /**
+   * Where to restore.
+   *
+   * @schema SampleDbRestoreSpec#sampleDB
+   */
+  readonly sampleDb: SampleDbRestoreSpecSampleDb;
+}
+
+/**
+ * Converts an object of type 'SampleDbRestoreSpec' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SampleDbRestoreSpec(obj: SampleDbRestoreSpec | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'backup': toJson_SampleDbRestoreSpecBackup(obj.backup),
+    'sampleDB': toJson_SampleDbRestoreSpecSampleDb(obj.sampleDb),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * What to restore.
+ *
+ * @schema SampleDbRestoreSpecBackup
+ */
+export interface SampleDbRestoreSpecBackup {
+  /**
+   * A Completed SampleDBBackup of that SampleDB, in the same namespace.
+   *
+   * @schema SampleDbRestoreSpecBackup#name
+   */
+  readonly name: string;
+}
+
+/**
+ * Converts an object of type 'SampleDbRestoreSpecBackup' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SampleDbRestoreSpecBackup(obj: SampleDbRestoreSpecBackup | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'name': obj.name,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * Where to restore.
+ *
+ * @schema SampleDbRestoreSpecSampleDb
+ */
+export interface SampleDbRestoreSpecSampleDb {
+  /**
+   * The SampleDB in the same namespace whose data is replaced.
+   *
+   * @schema SampleDbRestoreSpecSampleDb#name
+   */
+  readonly name: string;
+}
+
+/**
+ * Converts an object of type 'SampleDbRestoreSpecSampleDb' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SampleDbRestoreSpecSampleDb(obj: SampleDbRestoreSpecSampleDb | undefined): Record<string, any> | undefined {
   if (obj === undefined) { return undefined; }
   const result = {
     'name': obj.name,

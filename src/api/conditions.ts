@@ -19,7 +19,10 @@ export const SAMPLEDB_CONDITIONS = {
 export type SampleDbConditionType = (typeof SAMPLEDB_CONDITIONS)[keyof typeof SAMPLEDB_CONDITIONS];
 
 /** Condition types of `SampleDBBackup.status.conditions`. */
-export const BACKUP_CONDITIONS = { completed: 'Completed', failed: 'Failed' } as const;
+export const BACKUP_CONDITIONS = { completed: 'Completed', failed: 'Failed', verified: 'Verified' } as const;
+/** Condition types of `SampleDBRestore.status.conditions`. */
+export const RESTORE_CONDITIONS = { completed: 'Completed' } as const;
+
 export type BackupConditionType = (typeof BACKUP_CONDITIONS)[keyof typeof BACKUP_CONDITIONS];
 
 /**
@@ -98,6 +101,11 @@ export const REASONS = {
   running: 'Running',
   backupCompleted: 'BackupCompleted',
   noResult: 'NoResult',
+  // SampleDBBackup Verified
+  verificationPending: 'VerificationPending',
+  verifying: 'Verifying',
+  verified: 'Verified',
+  verificationFailed: 'VerificationFailed',
   ...REPLICATION_REASONS,
 } as const;
 export type Reason = (typeof REASONS)[keyof typeof REASONS];
@@ -106,11 +114,18 @@ export type Reason = (typeof REASONS)[keyof typeof REASONS];
 export const EVENT_REASONS = {
   backupCompleted: 'BackupCompleted',
   backupFailed: 'BackupFailed',
+  backupVerified: 'BackupVerified',
+  backupVerificationFailed: 'BackupVerificationFailed',
+  restoreStep: 'RestoreStep',
+  restoreCompleted: 'RestoreCompleted',
+  restoreFailed: 'RestoreFailed',
+  restoreRolledBack: 'RestoreRolledBack',
   backupPruned: 'BackupPruned',
   backupPruneFailed: 'BackupPruneFailed',
   childRejected: 'ChildRejected',
   upgradeStep: 'UpgradeStep',
   upgradeCompleted: 'UpgradeCompleted',
   upgradeFailed: 'UpgradeFailed',
+  finalBackupRetry: 'FinalBackupRetry',
   ...REPLICATION_EVENT_REASONS,
 } as const;

@@ -4,6 +4,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { GROUP, KINDS, LABELS, OPERATOR_NAME, PLURALS, VERSION } from './identity.ts';
 import { SampleDbSchema } from './sampledb.ts';
 import { SampleDbBackupSchema } from './sampledb-backup.ts';
+import { SampleDbRestoreSchema } from './sampledb-restore.ts';
 
 export interface CustomResourceDefinition {
   apiVersion: 'apiextensions.k8s.io/v1';
@@ -128,6 +129,14 @@ export function sampleDbBackupCrd(): CustomResourceDefinition {
       { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
       { name: 'Size', type: 'integer', jsonPath: '.status.sizeBytes' },
       { name: 'Completed', type: 'date', jsonPath: '.status.completedAt' },
+      { name: 'Verified', type: 'boolean', jsonPath: '.status.verified' },
+      {
+        name: 'Restore Seconds',
+        type: 'number',
+        jsonPath: '.status.verification.restoreSeconds',
+        description: 'Measured restore time (RTO) of the verification.',
+        priority: 1,
+      },
       { name: 'Location', type: 'string', jsonPath: '.status.location', priority: 1 },
       AGE,
     ],
@@ -135,6 +144,27 @@ export function sampleDbBackupCrd(): CustomResourceDefinition {
   });
 }
 
+export function sampleDbRestoreCrd(): CustomResourceDefinition {
+  return crdOf({
+    kind: KINDS.sampleDbRestore,
+    plural: PLURALS.sampleDbRestore,
+    shortNames: ['sdbrestore'],
+    categories: [OPERATOR_NAME],
+    description: 'SampleDBRestore restores a SampleDBBackup into its existing SampleDB, in place.',
+    schema: SampleDbRestoreSchema,
+    printerColumns: [
+      { name: 'SampleDB', type: 'string', jsonPath: '.spec.sampleDB.name' },
+      { name: 'Backup', type: 'string', jsonPath: '.spec.backup.name' },
+      { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
+      { name: 'Step', type: 'string', jsonPath: '.status.step' },
+      { name: 'Safety Backup', type: 'string', jsonPath: '.status.safetyBackup', priority: 1 },
+      { name: 'Message', type: 'string', jsonPath: '.status.message', priority: 1 },
+      AGE,
+    ],
+    selectableFields: ['.spec.sampleDB.name'],
+  });
+}
+
 export function allCrds(): CustomResourceDefinition[] {
-  return [sampleDbCrd(), sampleDbBackupCrd()];
+  return [sampleDbCrd(), sampleDbBackupCrd(), sampleDbRestoreCrd()];
 }

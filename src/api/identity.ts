@@ -7,8 +7,16 @@ export const VERSION = 'v1alpha1';
 export const API_VERSION = `${GROUP}/${VERSION}` as const;
 
 /** The kinds this API serves, and the plural resource name of each (the CRD's `spec.names`). */
-export const KINDS = { sampleDb: 'SampleDB', sampleDbBackup: 'SampleDBBackup' } as const;
-export const PLURALS = { sampleDb: 'sampledbs', sampleDbBackup: 'sampledbbackups' } as const;
+export const KINDS = {
+  sampleDb: 'SampleDB',
+  sampleDbBackup: 'SampleDBBackup',
+  sampleDbRestore: 'SampleDBRestore',
+} as const;
+export const PLURALS = {
+  sampleDb: 'sampledbs',
+  sampleDbBackup: 'sampledbbackups',
+  sampleDbRestore: 'sampledbrestores',
+} as const;
 
 /** The name the operator goes by: field manager, `managed-by` label value, `part-of` of everything it ships. */
 export const OPERATOR_NAME = 'sampledb-operator';
@@ -26,6 +34,8 @@ export const LABELS = {
   orphaned: `${GROUP}/orphaned`,
   /** On final snapshots/backups: which SampleDB (by uid, names can be reused) they protect. */
   finalForUid: `${GROUP}/final-for-uid`,
+  /** On scheduled backups: the uid of the SampleDB they were taken for (a re-created same-name one is another). */
+  sampleDbUid: `${GROUP}/sampledb-uid`,
   /** On backups the operator created for the schedule, to tell them from on-demand ones (value: `schedule`). */
   trigger: `${GROUP}/trigger`,
   /** On database pods: `primary` (the `-rw` Service selects it) or `replica` (the `-ro` Service); set by the operator. */
@@ -46,6 +56,10 @@ export const ANNOTATIONS = {
   scheduledAt: `${GROUP}/scheduled-at`,
   /** On final SampleDBBackups: which attempt (1, 2, ...) of the final backup this is. */
   attempt: `${GROUP}/attempt`,
+  /** On a SampleDB: the SampleDBRestore that has stopped client writes (its client Service selects no pod). */
+  writesStopped: `${GROUP}/writes-stopped`,
+  /** On restore Jobs and pods: the SampleDBRestore they run. */
+  restore: `${GROUP}/restore`,
   /** On the StatefulSet: the PostgreSQL major version of the files on its data volume (changed by an upgrade only). */
   dataMajor: `${GROUP}/data-major`,
   /** On a version Job: the image whose server it asked. */
@@ -65,7 +79,13 @@ export const ANNOTATIONS = {
 export const FINALIZER = `${GROUP}/finalizer`;
 
 /** Container names of the database pod and the Jobs. */
-export const CONTAINERS = { postgres: 'postgres', init: 'init', backup: 'backup' } as const;
+export const CONTAINERS = {
+  postgres: 'postgres',
+  init: 'init',
+  backup: 'backup',
+  verify: 'verify',
+  restore: 'restore',
+} as const;
 
 /** PostgreSQL's port inside the pod, and the name of that port on the container and the Services. */
 export const POSTGRES_PORT = 5432;

@@ -1,4 +1,5 @@
 // The SampleDB API: schemas, types, defaults, validation and CRDs. Imports nothing else of this project.
+export * from './backup-verification.ts';
 export * from './conditions.ts';
 export * from './crd.ts';
 export * from './cron.ts';
@@ -14,6 +15,7 @@ export * from './quantity.ts';
 export * from './replication.ts';
 export * from './sampledb.ts';
 export * from './sampledb-backup.ts';
+export * from './sampledb-restore.ts';
 export { rulesOf, type ValidationRule } from './schema-kit.ts';
 export * from './upgrade.ts';
 export * from './validate.ts';

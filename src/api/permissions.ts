@@ -26,7 +26,11 @@ export const WATCHED_NAMESPACE_RULES: readonly PolicyRule[] = [
   },
   {
     apiGroups: [GROUP],
-    resources: [`${PLURALS.sampleDb}/status`, `${PLURALS.sampleDbBackup}/status`],
+    resources: [
+      `${PLURALS.sampleDb}/status`,
+      `${PLURALS.sampleDbBackup}/status`,
+      `${PLURALS.sampleDbRestore}/status`,
+    ],
     verbs: ['patch'],
     why: 'status is written with server-side apply on the status subresource',
   },
@@ -41,6 +45,12 @@ export const WATCHED_NAMESPACE_RULES: readonly PolicyRule[] = [
     resources: [PLURALS.sampleDbBackup],
     verbs: [...READ, 'create', 'delete'],
     why: 'scheduled and final backups are created; deletion.policy Delete removes the SampleDB backups',
+  },
+  {
+    apiGroups: [GROUP],
+    resources: [PLURALS.sampleDbRestore],
+    verbs: [...READ],
+    why: 'in-place restores are run (their safety backup is a SampleDBBackup, their Jobs are Jobs)',
   },
   {
     apiGroups: [''],

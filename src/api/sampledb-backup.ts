@@ -1,5 +1,6 @@
 // The SampleDBBackup API: one logical backup of a SampleDB, made on demand or by the SampleDB's schedule.
 import { type Static, Type } from '@sinclair/typebox';
+import { BackupVerificationStatusSchema } from './backup-verification.ts';
 import type { API_VERSION, KINDS } from './identity.ts';
 import type { KubeObject, ObjectMeta } from './kube-object.ts';
 import { ConditionList, ObjectName, StringEnum, withRules } from './schema-kit.ts';
@@ -59,6 +60,12 @@ export const SampleDbBackupStatusSchema = Type.Object(
       Type.String({ description: 'Where the dump is: "pvc://<claim>/<path>" on the backup volume.' }),
     ),
     message: Type.Optional(Type.String({ description: 'Why the backup failed, or what it is waiting for.' })),
+    verified: Type.Optional(
+      Type.Boolean({
+        description: 'The dump was restored and checked (spec.backup.verify); false: it failed.',
+      }),
+    ),
+    verification: Type.Optional(BackupVerificationStatusSchema),
     conditions: Type.Optional(ConditionList('Detailed state with reasons and messages.')),
     observedGeneration: Type.Optional(Type.Integer({ format: 'int64' })),
   },

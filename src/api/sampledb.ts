@@ -2,7 +2,9 @@
 //
 // From these TypeBox schemas come the CRD's openAPIV3Schema (descriptions for `kubectl explain`, defaults, CEL
 // rules), the TypeScript types used by the constructs and the controller, and the runtime validator.
+
 import { type Static, Type } from '@sinclair/typebox';
+import { BackupVerifySchema, VERIFY_QUERY_RULE, VerifyQuerySchema } from './backup-verification.ts';
 import {
   CRON_DAY_EXISTS_MESSAGE,
   CRON_DAY_EXISTS_RULE,
@@ -471,6 +473,8 @@ export const BackupSchema = withRules(
           ],
         ),
       ),
+      verify: Type.Optional(BackupVerifySchema),
+      verifyQuery: Type.Optional(VerifyQuerySchema),
       volume: Type.Optional(
         withRules(
           Type.Object(
@@ -512,6 +516,7 @@ export const BackupSchema = withRules(
     { description: 'Logical backups (pg_dump) on a schedule and on demand (SampleDBBackup).' },
   ),
   [
+    VERIFY_QUERY_RULE,
     {
       rule: '!has(self.timezone) || has(self.schedule)',
       message: 'backup.timezone only applies to a backup.schedule; set a schedule or remove the timezone',

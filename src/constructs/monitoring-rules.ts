@@ -146,7 +146,7 @@ export function sampleDbAlertGroups(options: SampleDbAlertOptions = {}): RuleGro
           `max by (${byDb}) (sampledb_status_condition{type="BackupHealthy",status="False"}) == 1`,
           '1m',
           'A backup of SampleDB {{ $labels.namespace }}/{{ $labels.sampledb }} failed verification',
-          'The BackupHealthy condition is False. (The operator sets BackupHealthy once backup verification, issue 14, is built; until then this alert stays silent.)',
+          'The BackupHealthy condition is False: a backup failed verification (spec.backup.verify), the latest scheduled backup failed, or none completed within twice the schedule interval; its reason says which.',
         ),
       ],
     },

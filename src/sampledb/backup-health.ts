@@ -1,6 +1,7 @@
 // The BackupHealthy condition: can the SampleDB's owner count on a recent backup? Pure, from the SampleDB, its
 // SampleDBBackups and the clock. False when the latest scheduled backup failed, or when no backup completed within
-// twice the schedule's interval (since the SampleDB exists); no condition without an active schedule.
+// twice the schedule's interval (since the SampleDB exists), or when the latest finished verification of a backup
+// failed (spec.backup.verify); no condition without an active schedule or verification.
 import {
   ANNOTATIONS,
   LABELS,
@@ -48,7 +49,7 @@ function duration(ms: number): string {
       : `${Math.round(ms / 60_000)}m`;
 }
 
-export function backupHealth({ db, backups, now }: BackupHealthInput): ConditionInput | undefined {
+function scheduleHealth({ db, backups, now }: BackupHealthInput): ConditionInput | undefined {
   const spec = db.spec.backup;
   if (!spec?.schedule || spec.suspend) return undefined;
   const interval = scheduleIntervalMs(spec.schedule, spec.timezone, now);
@@ -99,4 +100,36 @@ export function backupHealth({ db, backups, now }: BackupHealthInput): Condition
         ? `The last backup completed at ${new Date(lastCompleted).toISOString()}.`
         : 'No backup is due yet.',
   };
+}
+
+/** False when the latest finished verification (spec.backup.verify) of this SampleDB's backups failed. */
+function verificationHealth({ db, backups }: BackupHealthInput): ConditionInput | undefined {
+  if (!db.spec.backup?.verify) return undefined;
+  const latest = backups
+    .filter((b) => b.spec?.sampleDB?.name === db.metadata.name && !b.metadata.deletionTimestamp)
+    .filter((b) => b.status?.verification?.phase === 'Verified' || b.status?.verification?.phase === 'Failed')
+    .sort((a, b) =>
+      String(a.status?.verification?.completedAt).localeCompare(String(b.status?.verification?.completedAt)),
+    )
+    .at(-1);
+  const type = SAMPLEDB_CONDITIONS.backupHealthy;
+  if (latest?.status?.verification?.phase === 'Failed')
+    return {
+      type,
+      status: 'False',
+      reason: REASONS.verificationFailed,
+      message: `Backup ${latest.metadata.name} failed verification: ${latest.status.verification.message ?? 'see its status'}`,
+    };
+  return {
+    type,
+    status: 'True',
+    reason: REASONS.backupsHealthy,
+    message: latest ? `The latest verification (${latest.metadata.name}) passed.` : 'No backup verified yet.',
+  };
+}
+
+export function backupHealth(input: BackupHealthInput): ConditionInput | undefined {
+  const verification = verificationHealth(input);
+  if (verification?.status === 'False') return verification;
+  return scheduleHealth(input) ?? verification;
 }

@@ -14,6 +14,7 @@ import { ownerReferenceTo } from './meta.ts';
 import { backupDumpPath, backupJobName } from './names.ts';
 import { literalEnv, scriptJobPodSpec, superuserEnv } from './pod.ts';
 import { BACKUP_MOUNT_PATH, BACKUP_SCRIPT, backupScriptEnv } from './scripts/backup.ts';
+import { verifyQueryMount } from './verify-job.ts';
 
 export const BACKUP_BACKOFF_LIMIT = 2;
 export const TERMINATION_LOG = '/dev/termination-log';
@@ -67,6 +68,8 @@ export function backupJob(instance: SampleDbInstance, backup: SampleDbBackupObje
   const { spec } = instance;
   const backupName = backup.metadata.name;
   if (!backupName) throw new Error('SampleDBBackup has no metadata.name');
+  // The user's verification query runs in the dump's snapshot, so the verification has its output to compare with.
+  const query = verifyQueryMount(instance);
   const env = backupScriptEnv({
     host: instance.podHost,
     port: POSTGRES_PORT,
@@ -74,6 +77,7 @@ export function backupJob(instance: SampleDbInstance, backup: SampleDbBackupObje
     directory: `${BACKUP_MOUNT_PATH}/${instance.name}`,
     backupName,
     terminationLog: TERMINATION_LOG,
+    ...(query ? { verifyQueryFile: query.file } : {}),
   });
   const labels = { ...instance.labels.backup };
   return {
@@ -99,9 +103,15 @@ export function backupJob(instance: SampleDbInstance, backup: SampleDbBackupObje
             script: BACKUP_SCRIPT,
             env: [...literalEnv(env), ...superuserEnv(instance)],
             terminationMessagePath: TERMINATION_LOG,
-            volumeMounts: [{ name: 'backups', mountPath: BACKUP_MOUNT_PATH }],
+            volumeMounts: [
+              { name: 'backups', mountPath: BACKUP_MOUNT_PATH },
+              ...(query ? [query.mount] : []),
+            ],
           },
-          [{ name: 'backups', persistentVolumeClaim: { claimName: instance.backupClaim.name } }],
+          [
+            { name: 'backups', persistentVolumeClaim: { claimName: instance.backupClaim.name } },
+            ...(query ? [query.volume] : []),
+          ],
         ),
       },
     },

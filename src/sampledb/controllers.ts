@@ -1,7 +1,7 @@
 // Registers the SampleDB and SampleDBBackup controllers on a Manager, with the watches that map every related
 // object back to the SampleDB (or SampleDBBackup) it concerns.
-import type { SampleDbBackupObject, SampleDbObject } from '../api/index.ts';
-import type { Manager, Stored } from '../runtime/index.ts';
+import type { SampleDbBackupObject, SampleDbObject, SampleDbRestoreObject } from '../api/index.ts';
+import type { KubeObject, Manager, Stored } from '../runtime/index.ts';
 import { SampleDbBackupReconciler } from './backup/reconciler.ts';
 import { registerSampleDbMetrics } from './metrics.ts';
 import { SampleDbReconciler } from './reconciler.ts';
@@ -11,6 +11,7 @@ import {
   PODS,
   PVCS,
   SAMPLEDB_BACKUPS,
+  SAMPLEDB_RESTORES,
   SAMPLEDBS,
   SECRETS,
   SERVICES,
@@ -19,6 +20,7 @@ import {
   VOLUME_SNAPSHOT_CLASSES,
   VOLUME_SNAPSHOTS,
 } from './resources.ts';
+import { SampleDbRestoreReconciler } from './restore/reconciler.ts';
 import { ClusterView } from './view.ts';
 import { backupOfPod, byInstanceLabel, SAMPLEDB_BACKUP_STORE, SAMPLEDB_STORE, watchMaps } from './watches.ts';
 
@@ -92,6 +94,31 @@ export function registerSampleDbControllers(manager: Manager, options: SampleDbC
       { resource: PVCS, map: maps.pvcToBackups },
     ],
     reconciler: new SampleDbBackupReconciler(deps),
+    ...(options.workers ? { workers: options.workers } : {}),
+  });
+
+  // An in-place restore waits on its SampleDB (the writes-stopped annotation, readiness), its backups, its Jobs and
+  // the client Service: any change to those in its namespace concerns the restores there that are not finished.
+  const openRestores = (obj: KubeObject) =>
+    (manager.cache.storeFor<Stored<SampleDbRestoreObject>>(SAMPLEDB_RESTORES)?.list() ?? [])
+      .filter(
+        (r) =>
+          r.metadata.namespace === obj.metadata.namespace &&
+          !['Completed', 'Failed', 'RolledBack'].includes(r.status?.phase ?? ''),
+      )
+      .map((r) => ({ namespace: r.metadata.namespace ?? '', name: r.metadata.name ?? '' }));
+  manager.addController({
+    name: 'sampledbrestore',
+    for: SAMPLEDB_RESTORES,
+    owns: [JOBS],
+    watches: [
+      { resource: SAMPLEDBS, map: openRestores },
+      { resource: SAMPLEDB_BACKUPS, map: openRestores },
+      { resource: SERVICES, map: openRestores },
+      { resource: STATEFULSETS, map: openRestores },
+      { resource: PODS, map: openRestores },
+    ],
+    reconciler: new SampleDbRestoreReconciler(deps),
     ...(options.workers ? { workers: options.workers } : {}),
   });
 }

@@ -72,6 +72,11 @@ export function backupJobName(backupName: string): string {
   return boundedName(backupName, 'backup');
 }
 
+/** The Job that verifies one SampleDBBackup's dump (spec.backup.verify). */
+export function verifyJobName(backupName: string): string {
+  return boundedName(backupName, 'verify');
+}
+
 /** Where a backup's dump lives, relative to the root of the backup volume. */
 export function backupDumpPath(sampleDbName: string, backupName: string): string {
   return `${sampleDbName}/${backupName}.dump`;

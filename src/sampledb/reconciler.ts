@@ -91,7 +91,7 @@ export class SampleDbReconciler implements Reconciler {
     if (db.metadata.deletionTimestamp) {
       if (!db.metadata.finalizers?.includes(FINALIZER)) return undefined;
       const deletion = await runDeletion({ ...ctx, write: write.only(DELETION_WRITES), observed: {} });
-      if (deletion.removed) return undefined;
+      if (deletion.removed || rc.signal.aborted) return undefined;
       await status({ observed: {}, conditions: deletion.outcome.conditions ?? [], overrides: [] });
       return requeue(deletion.outcome.requeueAfterMs);
     }

@@ -6,6 +6,7 @@ import {
   PLURALS,
   type SampleDbBackupObject,
   type SampleDbObject,
+  type SampleDbRestoreObject,
   VERSION,
 } from '../api/index.ts';
 import { type KubeObject, type ResourceType, resourceType } from '../runtime/index.ts';
@@ -16,6 +17,12 @@ export const SAMPLEDB_BACKUPS = resourceType<SampleDbBackupObject>(
   VERSION,
   PLURALS.sampleDbBackup,
   KINDS.sampleDbBackup,
+);
+export const SAMPLEDB_RESTORES = resourceType<SampleDbRestoreObject>(
+  GROUP,
+  VERSION,
+  PLURALS.sampleDbRestore,
+  KINDS.sampleDbRestore,
 );
 export {
   CONFIG_MAPS as CONFIGMAPS,

@@ -1,13 +1,30 @@
 // The headless Service that gives the StatefulSet pod its stable DNS name, and the client Service that publishes
 // the database.
 import type { V1Service } from '@kubernetes/client-node';
-import { POSTGRES_PORT, POSTGRES_PORT_NAME } from '../api/index.ts';
+import { ANNOTATIONS, POSTGRES_PORT, POSTGRES_PORT_NAME } from '../api/index.ts';
 import type { SampleDbInstance } from './instance.ts';
 import { childMeta } from './meta.ts';
 import { replicated, roleSelector } from './replication/objects.ts';
 
 export function databaseSelector(instance: SampleDbInstance): Record<string, string> {
   return { ...instance.labels.database };
+}
+
+/**
+ * The client Service's selector. While a SampleDBRestore has stopped writes (the SampleDB's writes-stopped
+ * annotation), it also asks for a label no pod has: the Service selects nothing and clients cannot connect, while the
+ * Jobs still reach the pod through the headless Service.
+ */
+export function clientSelector(instance: SampleDbInstance): Record<string, string> {
+  // With replicas, the client Service is the read-write one: it selects the elected primary only.
+  const writable = replicated(instance) ? roleSelector(instance, 'primary') : databaseSelector(instance);
+  const stopped = instance.object.metadata.annotations?.[ANNOTATIONS.writesStopped];
+  return stopped ? { ...writable, [ANNOTATIONS.writesStopped]: 'true' } : writable;
+}
+
+/** Whether a client Service selects no pod because writes are stopped. */
+export function serviceSelectsNothing(service: V1Service | undefined): boolean {
+  return service?.spec?.selector?.[ANNOTATIONS.writesStopped] === 'true';
 }
 
 export function headlessService(instance: SampleDbInstance): V1Service {
@@ -35,8 +52,7 @@ export function clientService(instance: SampleDbInstance): V1Service {
     }),
     spec: {
       type: service.type,
-      // With replicas, the client Service is the read-write one: it selects the elected primary only.
-      selector: replicated(instance) ? roleSelector(instance, 'primary') : databaseSelector(instance),
+      selector: clientSelector(instance),
       ports: [{ name: POSTGRES_PORT_NAME, port: service.port, targetPort: POSTGRES_PORT, protocol: 'TCP' }],
     },
   };

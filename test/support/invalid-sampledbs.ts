@@ -419,6 +419,18 @@ export const INVALID_CREATES: readonly InvalidCreate[] = [
     layer: 'cel',
   },
   {
+    title: 'backup verifyQuery without verify',
+    spec: spec({ backup: { verifyQuery: { name: 'checks', key: 'verify.sql' } } }),
+    field: 'spec.backup.verifyQuery',
+    layer: 'cel',
+  },
+  {
+    title: 'backup verify not a boolean',
+    spec: spec({ backup: { verify: 'yes' } }),
+    field: 'spec.backup.verify',
+    layer: 'schema',
+  },
+  {
     title: 'deletion policy unknown',
     spec: spec({ deletion: { policy: 'Archive' } }),
     field: 'spec.deletion.policy',

@@ -211,8 +211,30 @@ export async function runScript(
   env: Record<string, string>,
   timeoutMs = 120_000,
 ): Promise<ScriptRun> {
+  return await runCommand('sh', ['-c', script], env, timeoutMs);
+}
+
+/**
+ * Like `runScript`, as the `postgres` OS user when we are root: what a Job pod running as uid 999 does, and what
+ * initdb and pg_ctl need (they refuse root).
+ */
+export async function runScriptAsServerUser(
+  script: string,
+  env: Record<string, string>,
+  timeoutMs = 180_000,
+): Promise<ScriptRun> {
+  if (!isRoot()) return await runScript(script, env, timeoutMs);
+  return await runCommand('runuser', ['-u', 'postgres', '--', 'sh', '-c', script], env, timeoutMs);
+}
+
+async function runCommand(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs: number,
+): Promise<ScriptRun> {
   return await new Promise((resolve, reject) => {
-    const child = spawn('sh', ['-c', script], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => {

@@ -1,7 +1,7 @@
 // The SampleDBBackup controller: runs the backup steps (steps.ts) once the database serves, and writes the status
 // (status.ts) from what they observed. A finished backup is never touched again; its end is also an Event.
 import { isDeepStrictEqual } from 'node:util';
-import { API_VERSION, EVENT_REASONS, KINDS } from '../../api/index.ts';
+import { API_VERSION, EVENT_REASONS, KINDS, type SampleDbBackupStatus } from '../../api/index.ts';
 import {
   describeError,
   type ReconcileContext,
@@ -16,6 +16,7 @@ import { runSteps } from '../steps/run.ts';
 import { Writer } from '../writer.ts';
 import { backupStatusFor } from './status.ts';
 import { BACKUP_STEPS } from './steps.ts';
+import { VERIFY_STEPS, verificationOpen, verificationStatusFor } from './verification.ts';
 
 export class SampleDbBackupReconciler implements Reconciler {
   readonly #deps: SampleDbDeps;
@@ -29,21 +30,26 @@ export class SampleDbBackupReconciler implements Reconciler {
     const now = this.#deps.now ?? (() => new Date());
     const backup = view.get(SAMPLEDB_BACKUPS, req.namespace, req.name);
     if (!backup || backup.metadata.deletionTimestamp) return undefined;
+    const verifying = verificationOpen(backup);
     const write = new Writer(this.#deps.client);
-    if (backup.status?.phase === 'Completed' || backup.status?.phase === 'Failed') {
+    // A finished backup is never run again, except to finish the verification it completed with.
+    if ((backup.status?.phase === 'Completed' || backup.status?.phase === 'Failed') && !verifying) {
       await this.#releaseJob(req.namespace, req.name, write);
       return undefined;
     }
 
     const subject = { backup, defaults: this.#deps.defaults ?? {} };
-    const run = await runSteps(
-      BACKUP_STEPS,
-      { ...subject, view, write, log: rc.log, signal: rc.signal, now },
-      {},
-    );
-    if (run.aborted) return undefined;
-
-    const status = backupStatusFor(backup, run.observed, now());
+    const ctx = { ...subject, view, write, log: rc.log, signal: rc.signal, now };
+    let status: SampleDbBackupStatus;
+    if (verifying) {
+      const run = await runSteps(VERIFY_STEPS, ctx, {});
+      if (run.aborted) return undefined;
+      status = verificationStatusFor(backup, run.observed, now());
+    } else {
+      const run = await runSteps(BACKUP_STEPS, ctx, {});
+      if (run.aborted) return undefined;
+      status = backupStatusFor(backup, run.observed, now());
+    }
     if (isDeepStrictEqual(JSON.parse(JSON.stringify(status)), backup.status ?? {})) return undefined;
     await write.only(['status']).applyStatus(SAMPLEDB_BACKUPS, {
       apiVersion: API_VERSION,
@@ -51,20 +57,14 @@ export class SampleDbBackupReconciler implements Reconciler {
       metadata: { name: req.name, namespace: req.namespace },
       status,
     });
-    if (status.phase === 'Completed' || status.phase === 'Failed') {
-      const completed = status.phase === 'Completed';
+    const event = finishedEvent(backup.status, status);
+    if (event)
       await write
         .only(['event'])
-        .event({
-          regarding: backup,
-          type: completed ? 'Normal' : 'Warning',
-          reason: completed ? EVENT_REASONS.backupCompleted : EVENT_REASONS.backupFailed,
-          action: 'Backup',
-          note: status.message ?? status.phase,
-        })
+        .event({ regarding: backup, ...event })
         .catch((err: unknown) => rc.log.warn({ err: describeError(err) }, 'could not record event'));
+    if (status.phase === 'Completed' || status.phase === 'Failed')
       await this.#releaseJob(req.namespace, req.name, write);
-    }
     return undefined;
   }
 
@@ -81,4 +81,35 @@ export class SampleDbBackupReconciler implements Reconciler {
       .only(['patch'])
       .patch(JOBS, { namespace, name }, { spec: { ttlSecondsAfterFinished: 0 } }, { ifMissing: 'skip' });
   }
+}
+
+type FinishedEvent = { type: 'Normal' | 'Warning'; reason: string; action: string; note: string };
+
+const EVENT_OF = {
+  backup: {
+    Completed: { type: 'Normal', reason: EVENT_REASONS.backupCompleted },
+    Failed: { type: 'Warning', reason: EVENT_REASONS.backupFailed },
+  },
+  verification: {
+    Verified: { type: 'Normal', reason: EVENT_REASONS.backupVerified },
+    Failed: { type: 'Warning', reason: EVENT_REASONS.backupVerificationFailed },
+  },
+} as const;
+
+/** The Event for what just finished: the backup itself, or its verification. Pure. */
+export function finishedEvent(
+  before: SampleDbBackupStatus | undefined,
+  after: SampleDbBackupStatus,
+): FinishedEvent | undefined {
+  const verification = after.verification;
+  if (verification && verification.phase !== before?.verification?.phase) {
+    const event =
+      verification.phase === 'Verified' || verification.phase === 'Failed'
+        ? EVENT_OF.verification[verification.phase]
+        : undefined;
+    if (event) return { ...event, action: 'Verify', note: verification.message ?? verification.phase };
+  }
+  if (after.phase === before?.phase) return undefined;
+  if (after.phase !== 'Completed' && after.phase !== 'Failed') return undefined;
+  return { ...EVENT_OF.backup[after.phase], action: 'Backup', note: after.message ?? after.phase };
 }

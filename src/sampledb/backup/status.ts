@@ -1,7 +1,7 @@
 // SampleDBBackup status from what the backup steps observed (its SampleDB, its Job and the Job's pods): pure.
 // Success is only ever what the backup container itself reported in its termination message (size and sha256 of the
 // dump it wrote); a Job that "succeeded" without that report is a failed backup, never a completed one.
-import type { V1ContainerStatus, V1Job, V1Pod } from '@kubernetes/client-node';
+import type { V1Job, V1Pod } from '@kubernetes/client-node';
 import {
   BACKUP_CONDITIONS,
   CONTAINERS,
@@ -12,26 +12,11 @@ import {
 import { type Condition, mergeConditions, metaTime } from '../../runtime/index.ts';
 import { backupLocation } from '../backup-job.ts';
 import { parseBackupResult } from '../scripts/backup.ts';
+import { verifiesBackups } from '../verify-job.ts';
+import { scriptJobOutcome } from './job-outcome.ts';
 import { insufficientMessage } from './space.ts';
 import type { BackupObservation } from './steps.ts';
-
-const byCreation = (a: V1Pod, b: V1Pod) =>
-  String(a.metadata?.creationTimestamp ?? '').localeCompare(String(b.metadata?.creationTimestamp ?? ''));
-
-function backupContainer(pod: V1Pod): V1ContainerStatus | undefined {
-  return (
-    pod.status?.containerStatuses?.find((c) => c.name === CONTAINERS.backup) ??
-    pod.status?.containerStatuses?.[0]
-  );
-}
-
-function terminationMessage(pod: V1Pod): string | undefined {
-  const terminated = backupContainer(pod)?.state?.terminated;
-  return terminated?.message?.trim() || undefined;
-}
-
-const jobCondition = (job: V1Job, type: string) =>
-  job.status?.conditions?.find((c) => c.type === type && c.status === 'True');
+import { pendingVerification } from './verification.ts';
 
 export type BackupOutcome =
   | { phase: 'Running' }
@@ -39,38 +24,20 @@ export type BackupOutcome =
   | { phase: 'Failed'; reason: string; message: string };
 
 export function backupOutcome(job: V1Job, pods: readonly V1Pod[]): BackupOutcome {
-  const sorted = [...pods].sort(byCreation);
-  if (jobCondition(job, 'Complete') || (job.status?.succeeded ?? 0) > 0) {
-    const succeeded = sorted.filter((p) => p.status?.phase === 'Succeeded');
-    for (const pod of succeeded.reverse()) {
-      const result = parseBackupResult(terminationMessage(pod));
-      if (result) {
-        const finishedAt = backupContainer(pod)?.state?.terminated?.finishedAt;
-        // An empty timestamp is no timestamp: fall through to the next one.
-        const completedAt = new Date(finishedAt || job.status?.completionTime || Date.now());
-        return { phase: 'Completed', ...result, completedAt: metaTime(completedAt) };
-      }
-    }
-    return {
-      phase: 'Failed',
-      reason: REASONS.noResult,
-      message:
-        'the backup Job succeeded but its container reported no result (a JSON line with sizeBytes and checksum in its termination message): the dump cannot be trusted',
-    };
+  const outcome = scriptJobOutcome(job, pods, CONTAINERS.backup, parseBackupResult);
+  switch (outcome.phase) {
+    case 'Succeeded':
+      return { phase: 'Completed', ...outcome.result, completedAt: outcome.finishedAt };
+    case 'NoResult':
+      return {
+        phase: 'Failed',
+        reason: REASONS.noResult,
+        message:
+          'the backup Job succeeded but its container reported no result (a JSON line with sizeBytes and checksum in its termination message): the dump cannot be trusted',
+      };
+    default:
+      return outcome;
   }
-  const failed = jobCondition(job, 'Failed');
-  if (failed) {
-    const last = sorted
-      .map(terminationMessage)
-      .filter((m) => m !== undefined)
-      .at(-1);
-    return {
-      phase: 'Failed',
-      reason: failed.reason ?? REASONS.backupFailed,
-      message: `${failed.message ?? 'the backup Job failed'}${last ? `; last error: ${last.slice(-1024)}` : ''}`,
-    };
-  }
-  return { phase: 'Running' };
 }
 
 /** The status for an outcome, keeping what the previous status knew (startedAt, conditions' transition times). */
@@ -80,6 +47,7 @@ export function backupStatus(
   location: string,
   generation: number | undefined,
   now: Date,
+  verify = false,
 ): SampleDbBackupStatus {
   const prior = (previous?.conditions ?? []) as Condition[];
   const startedAt = previous?.startedAt ?? metaTime(now);
@@ -107,8 +75,8 @@ export function backupStatus(
           now,
         ),
       };
-    case 'Completed':
-      return {
+    case 'Completed': {
+      const completed: SampleDbBackupStatus = {
         ...base,
         phase: 'Completed',
         completedAt: outcome.completedAt,
@@ -134,6 +102,10 @@ export function backupStatus(
           now,
         ),
       };
+      return verify
+        ? { ...completed, ...pendingVerification((completed.conditions ?? []) as Condition[], now) }
+        : completed;
+    }
     case 'Failed':
       return {
         ...base,
@@ -232,5 +204,6 @@ export function backupStatusFor(
     backupLocation(instance, backup.metadata.name ?? ''),
     backup.metadata.generation,
     now,
+    verifiesBackups(instance),
   );
 }

@@ -65,4 +65,29 @@ restore_dump() {
     -d "$SAMPLEDB_DATABASE" "$1"
   log "restored $1 into database $SAMPLEDB_DATABASE"
 }
+
+# Per-table row counts of the database psql connects to, one "schema.table|rows" line per table: what a backup
+# records in its snapshot and what a verification compares the restored copy against. Prints psql input: a query
+# that writes the count queries, and psql's \gexec to run them.
+count_rows_sql() {
+  printf '%s \\gexec\n' "SELECT format('SELECT %L, count(*) FROM %I.%I', schemaname || '.' || tablename, schemaname, tablename) FROM pg_catalog.pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema') ORDER BY schemaname, tablename"
+}
+
+# The total of the row counts in a counts file.
+sum_rows() {
+  sed 's/.*|//' "$1" | {
+    total=0
+    while read -r n; do total=$((total + n)); done
+    echo "$total"
+  }
+}
+
+# Milliseconds since the epoch (GNU date's %N; whole seconds where date has no %N).
+now_ms() {
+  n=$(date +%s%N)
+  case $n in
+    *N) echo $(( $(date +%s) * 1000 )) ;;
+    *) echo $(( n / 1000000 )) ;;
+  esac
+}
 `;

@@ -75,6 +75,7 @@ describe('dist/ on a real apiserver', () => {
       '--timeout=30s',
       'crd/sampledbs.sampledb.io',
       'crd/sampledbbackups.sampledb.io',
+      'crd/sampledbrestores.sampledb.io',
     ]);
     // Not the monitoring objects: their CRDs are the Prometheus operator's, which this control plane does not have.
     for (const file of distFiles.slice(1, 3)) {

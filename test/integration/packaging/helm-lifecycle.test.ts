@@ -143,6 +143,7 @@ describe('helm install, upgrade and uninstall on the control plane', { timeout: 
       '--timeout=30s',
       'crd/sampledbs.sampledb.io',
       'crd/sampledbbackups.sampledb.io',
+      'crd/sampledbrestores.sampledb.io',
     ]);
     const deployment = JSON.parse(
       await kubectl(['get', 'deployment', 'sampledb-operator', '-n', NAMESPACE, '-o', 'json']),

@@ -45,7 +45,11 @@ describe('OLM bundle through operator-framework/api validators', { timeout: 60_0
       assert.equal(report?.package, 'sampledb-operator');
       assert.deepEqual(report?.channels, ['candidate']);
       assert.equal(report?.csv, 'sampledb-operator.v0.1.0');
-      assert.deepEqual(report?.crds.sort(), ['sampledbbackups.sampledb.io', 'sampledbs.sampledb.io']);
+      assert.deepEqual(report?.crds.sort(), [
+        'sampledbbackups.sampledb.io',
+        'sampledbrestores.sampledb.io',
+        'sampledbs.sampledb.io',
+      ]);
       assert.ok(
         (report?.validators ?? 0) >= 9,
         'OLM defaults plus the OperatorHub and good-practice validators',

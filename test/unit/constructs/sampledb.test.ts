@@ -81,7 +81,7 @@ describe('SampleDbBackup construct', () => {
 });
 
 describe('SampleDbCrds construct', () => {
-  it('emits both CRDs with status subresource, short names and printer columns', () => {
+  it('emits the CRDs with status subresource, short names and printer columns', () => {
     const chart = Testing.chart();
     new SampleDbCrds(chart, 'crds');
     const crds = Testing.synth(chart) as Array<{
@@ -93,9 +93,10 @@ describe('SampleDbCrds construct', () => {
     }>;
     assert.deepEqual(
       crds.map((c) => c.metadata.name),
-      ['sampledbs.sampledb.io', 'sampledbbackups.sampledb.io'],
+      ['sampledbs.sampledb.io', 'sampledbbackups.sampledb.io', 'sampledbrestores.sampledb.io'],
     );
-    const [sampledb, backup] = crds;
+    const [sampledb, backup, restore] = crds;
+    assert.deepEqual(restore?.spec.names.shortNames, ['sdbrestore']);
     assert.deepEqual(sampledb?.spec.names.shortNames, ['sdb']);
     assert.deepEqual(backup?.spec.names.shortNames, ['sdbbackup']);
     assert.deepEqual(sampledb?.spec.names.categories, ['sampledb-operator', 'all']);

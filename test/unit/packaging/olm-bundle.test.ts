@@ -155,6 +155,7 @@ describe('OLM bundle', () => {
       'manifests/sampledb-operator.clusterserviceversion.yaml',
       'manifests/sampledb-operator.poddisruptionbudget.yaml',
       'manifests/sampledbbackups.sampledb.io.crd.yaml',
+      'manifests/sampledbrestores.sampledb.io.crd.yaml',
       'manifests/sampledbs.sampledb.io.crd.yaml',
     ]);
   });

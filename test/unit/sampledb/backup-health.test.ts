@@ -76,4 +76,38 @@ describe('backupHealth', () => {
     };
     assert.equal(backupHealth({ db, backups: [theirs], now: NOW })?.reason, 'NoRecentBackup');
   });
+
+  it('with backup.verify: False when the latest finished verification failed, True again once a later one passes', () => {
+    const verifying = sampleDb({ backup: { verify: true } }, { creationTimestamp: '2026-01-01T00:00:00Z' });
+    const failed = sampleDbBackup('a', 'orders', {
+      phase: 'Completed',
+      completedAt: '2026-01-10T10:00:00Z',
+      verified: false,
+      verification: { phase: 'Failed', completedAt: '2026-01-10T10:05:00Z', message: 'row counts differ' },
+    });
+    const health = backupHealth({ db: verifying, backups: [failed], now: NOW });
+    assert.deepEqual([health?.status, health?.reason], ['False', 'VerificationFailed']);
+    assert.match(health?.message ?? '', /Backup a failed verification: row counts differ/);
+    const passed = sampleDbBackup('b', 'orders', {
+      phase: 'Completed',
+      completedAt: '2026-01-10T11:00:00Z',
+      verified: true,
+      verification: { phase: 'Verified', completedAt: '2026-01-10T11:05:00Z' },
+    });
+    const running = sampleDbBackup('c', 'orders', { phase: 'Completed', verification: { phase: 'Running' } });
+    const again = backupHealth({ db: verifying, backups: [failed, passed, running], now: NOW });
+    assert.deepEqual([again?.status, again?.reason], ['True', 'BackupsHealthy']);
+    assert.match(again?.message ?? '', /latest verification \(b\) passed/);
+    // A failed verification wins over a healthy schedule.
+    const both = sampleDb(
+      { backup: { verify: true, schedule: '0 * * * *' } },
+      { creationTimestamp: '2026-01-01T00:00:00Z' },
+    );
+    const recent = scheduled('s', '2026-01-10T11:00:00Z', 'Completed');
+    assert.equal(
+      backupHealth({ db: both, backups: [recent, failed], now: NOW })?.reason,
+      'VerificationFailed',
+    );
+    assert.equal(backupHealth({ db: both, backups: [recent, failed, passed], now: NOW })?.status, 'True');
+  });
 });

@@ -5,12 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { BACKUP_SCRIPT, parseBackupResult } from '../../../src/sampledb/scripts/backup.ts';
+import { IN_PLACE_RESTORE_SCRIPT } from '../../../src/sampledb/scripts/in-place-restore.ts';
 import { INIT_SCRIPT } from '../../../src/sampledb/scripts/init.ts';
 import { MONITORING_ROLE_SCRIPT } from '../../../src/sampledb/scripts/monitoring-role.ts';
 import { OWNER_PASSWORD_SCRIPT } from '../../../src/sampledb/scripts/owner-password.ts';
 import { PRUNE_SCRIPT } from '../../../src/sampledb/scripts/prune.ts';
 import { RESTORE_SCRIPT } from '../../../src/sampledb/scripts/restore.ts';
 import { COPY_OLD_BINARIES_SCRIPT, UPGRADE_SCRIPT } from '../../../src/sampledb/scripts/upgrade.ts';
+import { VERIFY_SCRIPT } from '../../../src/sampledb/scripts/verify.ts';
 import { VERSION_SCRIPT } from '../../../src/sampledb/scripts/version.ts';
 
 const scripts = {
@@ -22,6 +24,8 @@ const scripts = {
   upgrade: UPGRADE_SCRIPT,
   'copy-old-binaries': COPY_OLD_BINARIES_SCRIPT,
   'owner-password': OWNER_PASSWORD_SCRIPT,
+  verify: VERIFY_SCRIPT,
+  'in-place-restore': IN_PLACE_RESTORE_SCRIPT,
   prune: PRUNE_SCRIPT,
 };
 const hasShellcheck = spawnSync('shellcheck', ['--version']).status === 0;
