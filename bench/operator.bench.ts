@@ -1,7 +1,7 @@
 /**
  * Benchmarks of the operator as a user runs it (`node src/main.ts`) on the kwok tier, each figure with a baseline
  * measured in the same run (no timed assertion anywhere):
- *  (a) N SampleDBs created at once → every first-wave child exists (credentials Secret, config ConfigMap, two
+ *  (a) N SampleDBs created at once → every first-wave child exists (superuser and credentials Secrets, config ConfigMap, two
  *      Services, StatefulSet), against a bare client that writes the same objects (copied from the operator's, with
  *      the same SampleDB-creation concurrency and as many writers as the operator has workers) to another namespace;
  *  (b) the operator's writes per SampleDB from creation to all Ready and quiet, counted from the apiserver's
@@ -66,6 +66,7 @@ const dbName = (i: number) => `db-${String(i).padStart(4, '0')}`;
 function firstWave(name: string): [ResourceType, string][] {
   const names = namesFor(name);
   return [
+    [SECRETS, names.superuserSecret],
     [SECRETS, names.generatedCredentialsSecret],
     [CONFIG_MAPS, names.configConfigMap],
     [SERVICES, names.headlessService],

@@ -126,6 +126,13 @@ export interface SampleDbSpec {
   readonly image?: string;
 
   /**
+   * Number of PostgreSQL pods, each with its own volume: one primary the operator elects and instances-1 streaming replicas cloned from it with pg_basebackup. With more than one, the client Service selects the primary (pod label sampledb.io/role=primary) and <name>-ro the replicas; the operator fails over when the primary is lost and never scales the primary away (it hands over first). At most 9. Default: 1.
+   *
+   * @schema SampleDbSpec#instances
+   */
+  readonly instances?: number;
+
+  /**
    * Prometheus metrics of the database.
    *
    * @schema SampleDbSpec#monitoring
@@ -138,6 +145,13 @@ export interface SampleDbSpec {
    * @schema SampleDbSpec#postgresql
    */
   readonly postgresql?: SampleDbSpecPostgresql;
+
+  /**
+   * Streaming replication between the instances (instances > 1).
+   *
+   * @schema SampleDbSpec#replication
+   */
+  readonly replication?: SampleDbSpecReplication;
 
   /**
    * CPU and memory for the PostgreSQL container. PostgreSQL settings (shared_buffers, effective_cache_size, work_mem, max_connections) are derived from memory. Default: requests 100m CPU / 256Mi, limit 1Gi memory.
@@ -186,8 +200,10 @@ export function toJson_SampleDbSpec(obj: SampleDbSpec | undefined): Record<strin
     'bootstrap': toJson_SampleDbSpecBootstrap(obj.bootstrap),
     'deletion': toJson_SampleDbSpecDeletion(obj.deletion),
     'image': obj.image,
+    'instances': obj.instances,
     'monitoring': toJson_SampleDbSpecMonitoring(obj.monitoring),
     'postgresql': toJson_SampleDbSpecPostgresql(obj.postgresql),
+    'replication': toJson_SampleDbSpecReplication(obj.replication),
     'resources': toJson_SampleDbSpecResources(obj.resources),
     'service': toJson_SampleDbSpecService(obj.service),
     'storage': toJson_SampleDbSpecStorage(obj.storage),
@@ -421,6 +437,42 @@ export function toJson_SampleDbSpecPostgresql(obj: SampleDbSpecPostgresql | unde
   if (obj === undefined) { return undefined; }
   const result = {
     'parameters': ((obj.parameters) === undefined) ? undefined : (Object.entries(obj.parameters).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {})),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * Streaming replication between the instances (instances > 1).
+ *
+ * @schema SampleDbSpecReplication
+ */
+export interface SampleDbSpecReplication {
+  /**
+   * How long the primary may be gone, not ready or not answering before the operator fences it and promotes a replica. Default: 5.
+   *
+   * @schema SampleDbSpecReplication#failoverDelaySeconds
+   */
+  readonly failoverDelaySeconds?: number;
+
+  /**
+   * How many replicas must confirm a commit before the primary acknowledges it (synchronous_standby_names "ANY n"); less than instances. 0 (default): asynchronous, a failover may lose the last commits.
+   *
+   * @schema SampleDbSpecReplication#synchronous
+   */
+  readonly synchronous?: number;
+}
+
+/**
+ * Converts an object of type 'SampleDbSpecReplication' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SampleDbSpecReplication(obj: SampleDbSpecReplication | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'failoverDelaySeconds': obj.failoverDelaySeconds,
+    'synchronous': obj.synchronous,
   };
   // filter undefined values
   return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});

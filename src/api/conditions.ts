@@ -1,5 +1,6 @@
 // Condition types and reasons of the SampleDB and SampleDBBackup statuses: part of the API (users and tools match on
 // them), so they are spelled once. Reasons are CamelCase and stable; the messages next to them may change.
+import { REPLICATION_CONDITIONS, REPLICATION_EVENT_REASONS, REPLICATION_REASONS } from './replication.ts';
 
 /** Condition types of `SampleDB.status.conditions`. */
 export const SAMPLEDB_CONDITIONS = {
@@ -13,6 +14,7 @@ export const SAMPLEDB_CONDITIONS = {
   upgrading: 'Upgrading',
   credentialsApplied: 'CredentialsApplied',
   backupHealthy: 'BackupHealthy',
+  ...REPLICATION_CONDITIONS,
 } as const;
 export type SampleDbConditionType = (typeof SAMPLEDB_CONDITIONS)[keyof typeof SAMPLEDB_CONDITIONS];
 
@@ -104,6 +106,7 @@ export const REASONS = {
   verifying: 'Verifying',
   verified: 'Verified',
   verificationFailed: 'VerificationFailed',
+  ...REPLICATION_REASONS,
 } as const;
 export type Reason = (typeof REASONS)[keyof typeof REASONS];
 
@@ -123,4 +126,6 @@ export const EVENT_REASONS = {
   upgradeStep: 'UpgradeStep',
   upgradeCompleted: 'UpgradeCompleted',
   upgradeFailed: 'UpgradeFailed',
+  finalBackupRetry: 'FinalBackupRetry',
+  ...REPLICATION_EVENT_REASONS,
 } as const;

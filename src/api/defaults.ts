@@ -31,6 +31,8 @@ export interface ResolvedSampleDbSpec {
     };
   backup?: NonNull<Spec['backup']> & { suspend: boolean };
   deletion: Required<NonNull<Spec['deletion']>>;
+  instances: number;
+  replication: Required<NonNull<Spec['replication']>>;
 }
 
 /**

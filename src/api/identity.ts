@@ -34,8 +34,12 @@ export const LABELS = {
   orphaned: `${GROUP}/orphaned`,
   /** On final snapshots/backups: which SampleDB (by uid, names can be reused) they protect. */
   finalForUid: `${GROUP}/final-for-uid`,
+  /** On scheduled backups: the uid of the SampleDB they were taken for (a re-created same-name one is another). */
+  sampleDbUid: `${GROUP}/sampledb-uid`,
   /** On backups the operator created for the schedule, to tell them from on-demand ones (value: `schedule`). */
   trigger: `${GROUP}/trigger`,
+  /** On database pods: `primary` (the `-rw` Service selects it) or `replica` (the `-ro` Service); set by the operator. */
+  role: `${GROUP}/role`,
 } as const;
 
 export const TRIGGER_SCHEDULE = 'schedule';
@@ -65,6 +69,10 @@ export const ANNOTATIONS = {
   fromImage: `${GROUP}/from-image`,
   /** On a rollback Job: why the upgrade is rolled back. */
   cause: `${GROUP}/cause`,
+  /** On a SampleDB: hand the primary over to this pod (a clean switchover). */
+  switchoverTo: `${GROUP}/switchover-to`,
+  /** On database pods: the election term in which the operator labelled it. */
+  term: `${GROUP}/term`,
 } as const;
 
 /** On every SampleDB, so no child can outlive the deletion policy. */

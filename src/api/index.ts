@@ -12,6 +12,7 @@ export * from './monitoring.ts';
 export * from './operator-settings.ts';
 export * from './permissions.ts';
 export * from './quantity.ts';
+export * from './replication.ts';
 export * from './sampledb.ts';
 export * from './sampledb-backup.ts';
 export * from './sampledb-restore.ts';

@@ -67,8 +67,8 @@ export const WATCHED_NAMESPACE_RULES: readonly PolicyRule[] = [
   {
     apiGroups: [''],
     resources: ['pods'],
-    verbs: [...READ],
-    why: 'readiness and Job termination messages',
+    verbs: [...READ, 'patch', 'delete'],
+    why: 'readiness and Job termination messages; with replicas, the role label and fencing a primary (ADR 0008)',
   },
   {
     apiGroups: ['apps'],

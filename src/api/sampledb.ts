@@ -35,6 +35,12 @@ import type { KubeObject, ObjectMeta } from './kube-object.ts';
 import { MonitoringSchema } from './monitoring.ts';
 import { compareQuantities } from './quantity.ts';
 import {
+  InstancesSchema,
+  REPLICATION_SPEC_RULES,
+  ReplicationSchema,
+  ReplicationStatusSchema,
+} from './replication.ts';
+import {
   ConditionList,
   ObjectName,
   Quantity,
@@ -545,30 +551,35 @@ export const DeletionSchema = Type.Object(
   { description: 'Deletion policy and protection.', default: {} },
 );
 
-export const SampleDbSpecSchema = Type.Object(
-  {
-    version: VersionSchema,
-    image: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 512,
-        pattern: IMAGE_REFERENCE_PATTERN,
-        description:
-          'Container image override: repository[:tag][@digest], lower-case, e.g. ' +
-          `"registry.example.com/postgres:16.4". Default: ${DEFAULT_IMAGE_REPOSITORY}:<version>.`,
-      }),
-    ),
-    storage: StorageSchema,
-    resources: Type.Optional(ResourcesSchema),
-    postgresql: Type.Optional(PostgresqlSchema),
-    service: Type.Optional(ServiceSchema),
-    bootstrap: Type.Optional(BootstrapSchema),
-    backup: Type.Optional(BackupSchema),
-    deletion: Type.Optional(DeletionSchema),
-    monitoring: Type.Optional(MonitoringSchema),
-    upgrade: Type.Optional(UpgradeSpecSchema),
-  },
-  { description: 'Desired state of a SampleDB database.' },
+export const SampleDbSpecSchema = withRules(
+  Type.Object(
+    {
+      version: VersionSchema,
+      image: Type.Optional(
+        Type.String({
+          minLength: 1,
+          maxLength: 512,
+          pattern: IMAGE_REFERENCE_PATTERN,
+          description:
+            'Container image override: repository[:tag][@digest], lower-case, e.g. ' +
+            `"registry.example.com/postgres:16.4". Default: ${DEFAULT_IMAGE_REPOSITORY}:<version>.`,
+        }),
+      ),
+      storage: StorageSchema,
+      resources: Type.Optional(ResourcesSchema),
+      postgresql: Type.Optional(PostgresqlSchema),
+      service: Type.Optional(ServiceSchema),
+      bootstrap: Type.Optional(BootstrapSchema),
+      backup: Type.Optional(BackupSchema),
+      deletion: Type.Optional(DeletionSchema),
+      monitoring: Type.Optional(MonitoringSchema),
+      upgrade: Type.Optional(UpgradeSpecSchema),
+      instances: Type.Optional(InstancesSchema),
+      replication: Type.Optional(ReplicationSchema),
+    },
+    { description: 'Desired state of a SampleDB database.' },
+  ),
+  REPLICATION_SPEC_RULES,
 );
 
 export const PHASES = [
@@ -613,6 +624,7 @@ export const SampleDbStatusSchema = Type.Object(
         { description: 'The most recent completed backup.' },
       ),
     ),
+    replication: Type.Optional(ReplicationStatusSchema),
     binding: Type.Optional(
       Type.Object(
         {

@@ -108,7 +108,11 @@ export function scheduledBackup(instance: SampleDbInstance, name: string, slot: 
     metadata: {
       name,
       namespace: instance.namespace,
-      labels: { ...instance.labels.backup, [LABELS.trigger]: TRIGGER_SCHEDULE },
+      labels: {
+        ...instance.labels.backup,
+        [LABELS.trigger]: TRIGGER_SCHEDULE,
+        ...(instance.object.metadata.uid ? { [LABELS.sampleDbUid]: instance.object.metadata.uid } : {}),
+      },
       annotations: { [ANNOTATIONS.scheduledAt]: metaTime(slot) },
     },
     spec: { sampleDB: { name: instance.name }, method: 'pg_dump' },
@@ -172,7 +176,9 @@ export function decideRetention(input: RetentionInput): RetentionDecision {
       b.spec?.sampleDB?.name === db.metadata.name &&
       b.metadata.name !== undefined &&
       !b.metadata.deletionTimestamp &&
-      b.metadata.labels?.[LABELS.finalForUid] === undefined,
+      b.metadata.labels?.[LABELS.finalForUid] === undefined &&
+      // A scheduled backup of an earlier SampleDB of this name is not this one's to prune.
+      (b.metadata.labels?.[LABELS.sampleDbUid] ?? db.metadata.uid) === db.metadata.uid,
   );
   const completed = mine
     .filter((b) => b.status?.phase === 'Completed' && time(b.status.completedAt) !== undefined)

@@ -15,6 +15,10 @@ export const SAMPLEDB_METRICS = {
   backupScheduled: 'sampledb_backup_scheduled',
   /** 1 when the newest finished (Completed or Failed) SampleDBBackup of the SampleDB failed. */
   latestBackupFailed: 'sampledb_latest_backup_failed',
+  /** status.replication.term: grows by one with every election, so increase() counts failovers and switchovers. */
+  electionTerm: 'sampledb_replication_election_term',
+  /** Per replica: bytes of WAL the primary has written that it has not received. */
+  replicationLag: 'sampledb_replication_lag_bytes',
 } as const;
 
 export interface Sample {
@@ -72,6 +76,7 @@ export function sampleDbSamples(
       labels: id,
       value: backup?.schedule && backup.suspend !== true ? 1 : 0,
     });
+    samples.push(...replicationSamples(db, id));
     const latest = latestFinishedBackup(
       backups.filter((b) => b.metadata.namespace === id.namespace && b.spec?.sampleDB?.name === id.sampledb),
     );
@@ -86,6 +91,17 @@ export function sampleDbSamples(
   return samples;
 }
 
+function replicationSamples(db: SampleDbObject, id: Record<string, string>): Sample[] {
+  const replication = db.status?.replication;
+  if (replication?.term === undefined) return [];
+  const lag = (replication.instances ?? []).flatMap((i) =>
+    i.lagBytes === undefined
+      ? []
+      : [{ name: SAMPLEDB_METRICS.replicationLag, labels: { ...id, pod: i.name }, value: i.lagBytes }],
+  );
+  return [{ name: SAMPLEDB_METRICS.electionTerm, labels: id, value: replication.term }, ...lag];
+}
+
 const HELP: Record<Sample['name'], string> = {
   sampledb_status_condition:
     'SampleDB status condition: 1 for its current status (True, False, Unknown), else 0',
@@ -94,6 +110,9 @@ const HELP: Record<Sample['name'], string> = {
     'Completion time of the last completed backup (Unix seconds)',
   sampledb_backup_scheduled: '1 when the SampleDB has a backup schedule that is not suspended',
   sampledb_latest_backup_failed: '1 when the newest finished SampleDBBackup of the SampleDB failed, else 0',
+  sampledb_replication_election_term:
+    'Election term of the SampleDB primary: increases by one with every failover or switchover',
+  sampledb_replication_lag_bytes: 'Bytes of WAL a replica has not received from the primary',
 };
 
 const LABELS: Record<Sample['name'], string[]> = {
@@ -102,6 +121,8 @@ const LABELS: Record<Sample['name'], string[]> = {
   sampledb_last_backup_completion_timestamp_seconds: ['namespace', 'sampledb'],
   sampledb_backup_scheduled: ['namespace', 'sampledb'],
   sampledb_latest_backup_failed: ['namespace', 'sampledb', 'sampledbbackup'],
+  sampledb_replication_election_term: ['namespace', 'sampledb'],
+  sampledb_replication_lag_bytes: ['namespace', 'sampledb', 'pod'],
 };
 
 const registered = new WeakSet<Registry>();

@@ -25,6 +25,7 @@ import { ensureInitJob } from './steps/init-job.ts';
 import { runMajorUpgrade } from './steps/major-upgrade.ts';
 import { ensureMonitoring } from './steps/monitoring.ts';
 import { publishConnection } from './steps/publish.ts';
+import { reconcileReplication } from './steps/replication.ts';
 import { runSteps, type StepsRun } from './steps/run.ts';
 import { growStorage } from './steps/storage.ts';
 import { validateSpec } from './steps/validate.ts';
@@ -41,6 +42,8 @@ export const LIVE_STEPS: readonly Step[] = [
   ensureMonitoring,
   applyConfig,
   applyServices,
+  // Before the StatefulSet: its pods mount the election record this step publishes.
+  reconcileReplication,
   ensureBackupPvc,
   // Before the StatefulSet: it decides the image and replicas while a major upgrade runs.
   runMajorUpgrade,
@@ -88,7 +91,7 @@ export class SampleDbReconciler implements Reconciler {
     if (db.metadata.deletionTimestamp) {
       if (!db.metadata.finalizers?.includes(FINALIZER)) return undefined;
       const deletion = await runDeletion({ ...ctx, write: write.only(DELETION_WRITES), observed: {} });
-      if (deletion.removed) return undefined;
+      if (deletion.removed || rc.signal.aborted) return undefined;
       await status({ observed: {}, conditions: deletion.outcome.conditions ?? [], overrides: [] });
       return requeue(deletion.outcome.requeueAfterMs);
     }

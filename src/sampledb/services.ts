@@ -4,6 +4,7 @@ import type { V1Service } from '@kubernetes/client-node';
 import { ANNOTATIONS, LABELS, POSTGRES_PORT, POSTGRES_PORT_NAME } from '../api/index.ts';
 import type { SampleDbInstance } from './instance.ts';
 import { childMeta } from './meta.ts';
+import { replicated, roleSelector } from './replication/objects.ts';
 
 export function databaseSelector(instance: SampleDbInstance): Record<string, string> {
   return { ...instance.labels.database };
@@ -19,10 +20,10 @@ export const WRITES_STOPPED_COMPONENT = 'writes-stopped';
  * is an atomic map, and the apply-skip compares values per key, so a key added and removed again would not be seen.
  */
 export function clientSelector(instance: SampleDbInstance): Record<string, string> {
+  // With replicas, the client Service is the read-write one: it selects the elected primary only.
+  const writable = replicated(instance) ? roleSelector(instance, 'primary') : databaseSelector(instance);
   const stopped = instance.object.metadata.annotations?.[ANNOTATIONS.writesStopped];
-  return stopped
-    ? { ...databaseSelector(instance), [LABELS.component]: WRITES_STOPPED_COMPONENT }
-    : databaseSelector(instance);
+  return stopped ? { ...writable, [LABELS.component]: WRITES_STOPPED_COMPONENT } : writable;
 }
 
 /** Whether a client Service selects no pod because writes are stopped. */

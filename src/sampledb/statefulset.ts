@@ -1,6 +1,12 @@
 // The StatefulSet that runs PostgreSQL: one replica, data on a PVC from spec.storage, settings from the config
 // ConfigMap, PodSecurity "restricted".
-import type { V1Container, V1Probe, V1ResourceRequirements, V1StatefulSet } from '@kubernetes/client-node';
+import type {
+  V1Container,
+  V1PodSpec,
+  V1Probe,
+  V1ResourceRequirements,
+  V1StatefulSet,
+} from '@kubernetes/client-node';
 import {
   ANNOTATIONS,
   CONTAINERS,
@@ -22,8 +28,13 @@ import {
   postgresConfig,
   SOCKET_DIRECTORY,
 } from './postgres-config.ts';
+import { replicated, replicatedPodSpec, statefulSetReplicas } from './replication/objects.ts';
 import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from './security.ts';
 import { databaseSelector } from './services.ts';
+
+/** Replicated SampleDBs (instances > 1) get the start script and the election record; others run as before. */
+const withReplication = (instance: SampleDbInstance, spec: V1PodSpec): V1PodSpec =>
+  replicated(instance) ? replicatedPodSpec(instance, spec, CONTAINERS.postgres) : spec;
 
 /** Enough for a fast shutdown (checkpoint) of a busy server; the preStop hook asks for one. */
 export const TERMINATION_GRACE_PERIOD_SECONDS = 120;
@@ -109,7 +120,7 @@ export function statefulSet(instance: SampleDbInstance): V1StatefulSet {
     kind: 'StatefulSet',
     metadata: childMeta(instance, names.statefulSet, 'database'),
     spec: {
-      replicas: 1,
+      replicas: statefulSetReplicas(instance),
       serviceName: names.headlessService,
       selector: { matchLabels: databaseSelector(instance) },
       podManagementPolicy: 'OrderedReady',
@@ -125,7 +136,7 @@ export function statefulSet(instance: SampleDbInstance): V1StatefulSet {
             'kubectl.kubernetes.io/default-container': CONTAINERS.postgres,
           },
         },
-        spec: {
+        spec: withReplication(instance, {
           securityContext: restrictedPodSecurityContext(),
           automountServiceAccountToken: false,
           // Service links would inject <NAME>_PORT-style variables, which can collide with what the image reads.
@@ -145,7 +156,7 @@ export function statefulSet(instance: SampleDbInstance): V1StatefulSet {
             // Parallel queries use POSIX shared memory; a container's default /dev/shm is 64MB.
             { name: 'shm', emptyDir: { medium: 'Memory', sizeLimit: '256Mi' } },
           ],
-        },
+        }),
       },
       volumeClaimTemplates: [
         {

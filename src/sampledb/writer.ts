@@ -101,6 +101,16 @@ export class Writer {
     return this.#client.delete(rt, ref, opts);
   }
 
+  /** A JSON patch of the status subresource; `ops` carry their own resourceVersion test (the election's guard). */
+  guardedPatchStatus<T extends Writable>(
+    rt: ResourceType<T>,
+    ref: ObjectRef,
+    ops: unknown[],
+  ): Promise<Stored<T>> {
+    this.#check('guarded-patch');
+    return this.#client.patchStatus(rt, ref, ops, 'json');
+  }
+
   applyStatus<T extends Writable>(rt: ResourceType<T>, obj: Partial<T> & Writable): Promise<Stored<T>> {
     this.#check('status');
     return this.#client.applyStatus(rt, obj);

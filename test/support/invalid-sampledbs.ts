@@ -243,6 +243,31 @@ export const FIELD_CASES: readonly FieldCases[] = [
     accept: ['app', 'pg_app', 'orders'],
     refuse: { postgres: 'cel', template0: 'cel', template1: 'cel' },
   },
+  {
+    label: 'instances',
+    field: 'spec.instances',
+    spec: (instances) => spec({ instances: Number(instances) }),
+    accept: ['1', '2', '3', '9'],
+    refuse: { '0': 'schema', '10': 'schema', '-1': 'schema', '1.5': 'schema' },
+  },
+  {
+    // "instances/synchronous"
+    label: 'synchronous replicas',
+    field: 'spec.replication.synchronous',
+    spec: (value) => {
+      const [instances, synchronous] = value.split('/').map(Number);
+      return spec({ ...(instances ? { instances } : {}), replication: { synchronous } });
+    },
+    accept: ['3/0', '3/1', '3/2', '2/1', '/0', '9/8', '1/0'],
+    refuse: { '3/3': 'cel', '2/5': 'cel', '/1': 'cel', '1/1': 'cel', '3/-1': 'schema', '9/9': 'schema' },
+  },
+  {
+    label: 'failover delay',
+    field: 'spec.replication.failoverDelaySeconds',
+    spec: (delay) => spec({ instances: 3, replication: { failoverDelaySeconds: Number(delay) } }),
+    accept: ['1', '5', '600'],
+    refuse: { '0': 'schema', '601': 'schema' },
+  },
 ];
 
 /** The accepted values of {@link FIELD_CASES} as whole SampleDB specs. */

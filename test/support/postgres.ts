@@ -22,6 +22,8 @@ export interface PostgresServer {
   clientEnv(): Record<string, string>;
   /** Runs SQL as the superuser; returns unaligned, tuples-only output. Throws on error. */
   query(sql: string, database?: string): string;
+  /** A streaming standby of this server (pg_basebackup -R), on its own port. */
+  startStandby(): Promise<{ port: number; stop(): Promise<void> }>;
   stop(): Promise<void>;
 }
 
@@ -162,6 +164,33 @@ export async function startPostgres(): Promise<PostgresServer> {
       );
       if (result.status !== 0) throw new Error(`psql failed (${result.status}): ${result.stderr}`);
       return result.stdout.trim();
+    },
+    async startStandby() {
+      const standbyDir = join(root, `standby-${randomBytes(4).toString('hex')}`);
+      const standbyPort = await freePort();
+      const conninfo = `host=127.0.0.1 port=${port} user=${superuser} password=${password}`;
+      const base = runAsServerUser(join(binDir, 'pg_basebackup'), [
+        '-d',
+        conninfo,
+        '-D',
+        standbyDir,
+        '-R',
+        '-X',
+        'stream',
+      ]);
+      if (base.status !== 0) throw new Error(`pg_basebackup failed:\n${base.output}`);
+      const options = `-p ${standbyPort} -k ${socketDir} -c listen_addresses=127.0.0.1 -c fsync=off`;
+      const ctl = (args: string[]) =>
+        runAsServerUser(join(binDir, 'pg_ctl'), [...args, '-D', standbyDir, '-w', '-t', '60']);
+      const start = ctl(['start', '-o', options, '-l', join(root, 'standby.log')]);
+      if (start.status !== 0) throw new Error(`standby start failed:\n${start.output}`);
+      return {
+        port: standbyPort,
+        async stop() {
+          ctl(['stop', '-m', 'immediate']);
+          rmSync(standbyDir, { recursive: true, force: true });
+        },
+      };
     },
     async stop() {
       process.removeListener('exit', stopNow);

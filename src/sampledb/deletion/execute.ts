@@ -1,6 +1,6 @@
 // Does the one action the plan chose. Every write is idempotent (create-once, delete of what may be gone, patches
 // that set what is already set), so an action repeated after a crash between it and the next observation is harmless.
-import { FINALIZER, LABELS, type SampleDbObject } from '../../api/index.ts';
+import { EVENT_REASONS, FINALIZER, LABELS, type SampleDbObject } from '../../api/index.ts';
 import type { Logger, Stored } from '../../runtime/index.ts';
 import type { SampleDbInstance } from '../instance.ts';
 import { PVCS, SAMPLEDB_BACKUPS, SAMPLEDBS, SECRETS, STATEFULSETS, VOLUME_SNAPSHOTS } from '../resources.ts';
@@ -11,7 +11,13 @@ import { finalBackup, finalSnapshot } from './objects.ts';
 import type { DeletionAction } from './plan.ts';
 
 /** The ways the deletion writes. */
-export const DELETION_WRITES: readonly WriteMode[] = ['create-once', 'patch', 'delete', 'guarded-patch'];
+export const DELETION_WRITES: readonly WriteMode[] = [
+  'create-once',
+  'patch',
+  'delete',
+  'guarded-patch',
+  'event',
+];
 
 export interface DeletionTarget {
   readonly instance: SampleDbInstance;
@@ -44,7 +50,19 @@ export async function executeDeletion(
     case 'create-backup':
       // The backup is written to the backup volume; make sure there is one even if backups were never configured.
       await ensureBackupVolume(instance, target.view, write);
-      await write.createOnce(SAMPLEDB_BACKUPS, finalBackup(instance, action.attempt));
+      // A retry is an Event, not a silent second Job: one deletion takes one final backup unless one failed.
+      if (
+        (await write.createOnce(SAMPLEDB_BACKUPS, finalBackup(instance, action.attempt))) &&
+        action.attempt > 1
+      ) {
+        await write.event({
+          regarding: target.sampleDb,
+          type: 'Warning',
+          reason: EVENT_REASONS.finalBackupRetry,
+          action: 'Delete',
+          note: `The final backup failed; attempt ${action.attempt} started. Nothing was deleted.`,
+        });
+      }
       log.info({ attempt: action.attempt }, 'final backup requested');
       return AGAIN;
     case 'delete-statefulset':

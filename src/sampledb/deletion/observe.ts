@@ -10,6 +10,7 @@ import {
   VOLUME_SNAPSHOT_CLASSES,
   VOLUME_SNAPSHOTS,
 } from '../resources.ts';
+import { parseBackupLocation } from '../steps/init-job.ts';
 import type { ClusterView } from '../view.ts';
 import type { DeletionObservation } from './plan.ts';
 
@@ -48,6 +49,11 @@ export function observeDeletion(
       }))
     : [];
   const allBackups = view.list(SAMPLEDB_BACKUPS, namespace);
+  // Backups belong to a SampleDB by uid: an earlier SampleDB of this name took the ones labelled with its own.
+  const foreign = (b: (typeof allBackups)[number]) => {
+    const of = b.metadata.labels?.[LABELS.finalForUid] ?? b.metadata.labels?.[LABELS.sampleDbUid];
+    return of !== undefined && of !== uid;
+  };
   const backups = allBackups
     .filter((b) => b.metadata.labels?.[LABELS.finalForUid] === uid)
     .map((b) => {
@@ -82,7 +88,11 @@ export function observeDeletion(
         }
       : {}),
     backupObjects: allBackups
-      .filter((b) => b.spec?.sampleDB?.name === instance.name && !b.metadata.deletionTimestamp)
+      .filter((b) => b.spec?.sampleDB?.name === instance.name && !b.metadata.deletionTimestamp && !foreign(b))
+      .map((b) => b.metadata.name ?? ''),
+    othersOnBackupVolume: allBackups
+      .filter((b) => b.spec?.sampleDB?.name === instance.name && foreign(b))
+      .filter((b) => parseBackupLocation(b.status?.location)?.claimName === names.backupPvc)
       .map((b) => b.metadata.name ?? ''),
     now,
   };

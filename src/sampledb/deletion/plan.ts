@@ -43,6 +43,11 @@ export interface DeletionObservation {
   backupVolume?: { name: string; deleting: boolean };
   /** SampleDBBackups of this SampleDB (removed under policy Delete). */
   backupObjects: readonly string[];
+  /**
+   * Backups of an earlier SampleDB of the same name (another uid) whose dumps are on the backup volume: the volume is
+   * kept for them under policy Delete.
+   */
+  othersOnBackupVolume?: readonly string[];
   now: Date;
 }
 
@@ -52,7 +57,8 @@ export type DeletionAction =
   | { kind: 'create-snapshot'; pvcName: string; className: string }
   | { kind: 'wait-snapshot'; pending: string[]; errors: string[] }
   | { kind: 'create-backup'; attempt: number }
-  | { kind: 'wait-backup'; name: string; retryInMs?: number; lastError?: string }
+  /** `attempt`: set from the second attempt on, so a retry is visible and counted. */
+  | { kind: 'wait-backup'; name: string; attempt?: number; retryInMs?: number; lastError?: string }
   | { kind: 'delete-statefulset' }
   | { kind: 'wait-workload-gone' }
   | { kind: 'delete-data-volumes'; names: string[] }
@@ -115,12 +121,19 @@ function protectionStep(obs: DeletionObservation, method: ProtectionMethod): Del
     const latest = [...obs.backups].sort((a, b) => a.attempt - b.attempt).at(-1);
     if (!latest) return { kind: 'create-backup', attempt: 1 };
     if (latest.phase === 'Completed') return undefined;
-    if (latest.phase !== 'Failed') return { kind: 'wait-backup', name: latest.name };
+    const counted = latest.attempt > 1 ? { attempt: latest.attempt } : {};
+    if (latest.phase !== 'Failed') return { kind: 'wait-backup', name: latest.name, ...counted };
     const failedAt = latest.failedAt ? Date.parse(latest.failedAt) : obs.now.getTime();
     const retryAt = failedAt + backupRetryDelayMs(latest.attempt);
     const lastError = latest.message ?? 'the final backup failed';
     if (obs.now.getTime() < retryAt) {
-      return { kind: 'wait-backup', name: latest.name, retryInMs: retryAt - obs.now.getTime(), lastError };
+      return {
+        kind: 'wait-backup',
+        name: latest.name,
+        ...counted,
+        retryInMs: retryAt - obs.now.getTime(),
+        lastError,
+      };
     }
     return { kind: 'create-backup', attempt: latest.attempt + 1 };
   }
@@ -148,7 +161,7 @@ export function planDeletion(obs: DeletionObservation): DeletionPlan {
   if (obs.policy === 'Delete') {
     if (obs.backupObjects.length > 0)
       return plan({ kind: 'delete-backup-objects', names: [...obs.backupObjects] });
-    if (obs.backupVolume && !obs.backupVolume.deleting)
+    if (obs.backupVolume && !obs.backupVolume.deleting && (obs.othersOnBackupVolume ?? []).length === 0)
       return plan({ kind: 'delete-backup-volume', name: obs.backupVolume.name });
   }
   return plan({ kind: 'remove-finalizer' });

@@ -28,9 +28,17 @@ export function deletionCondition(instance: SampleDbInstance, plan: DeletionPlan
     return set(
       'False',
       REASONS.finalBackupFailed,
-      `The final backup ${next.name} failed: ${next.lastError}. Nothing was deleted; retrying in ${Math.ceil((next.retryInMs ?? 0) / 1000)}s. To delete without a backup, set spec.deletion.policy to Delete or Retain.`,
+      `The final backup ${next.name}${next.attempt ? ` (attempt ${next.attempt})` : ''} failed: ${next.lastError}. Nothing was deleted; retrying in ${Math.ceil((next.retryInMs ?? 0) / 1000)}s. To delete without a backup, set spec.deletion.policy to Delete or Retain.`,
     );
   }
+  const attempt =
+    next.kind === 'wait-backup' ? next.attempt : next.kind === 'create-backup' ? next.attempt : 1;
+  if ((next.kind === 'wait-backup' || next.kind === 'create-backup') && attempt !== undefined && attempt > 1)
+    return set(
+      'False',
+      REASONS.finalBackupRunning,
+      `Taking a final pg_dump backup before the volumes are removed: attempt ${attempt}, after ${attempt - 1} failed.`,
+    );
   if (next.kind === 'wait-backup' || next.kind === 'create-backup')
     return set(
       'False',

@@ -26,6 +26,8 @@ export async function runDeletion(ctx: StepContext): Promise<DeletionRun> {
   const { instance, view, write, log } = ctx;
   const sampleDb = ctx.observed.sampleDb ?? instance.object;
   for (let i = 0; i < MAX_ACTIONS_PER_RECONCILE; i++) {
+    // Lost leadership (or shutdown): the next leader carries on from what the cluster shows; no further write here.
+    if (ctx.signal.aborted) return { removed: false, outcome: { halt: true } };
     const plan = planDeletion(observeDeletion(instance, view, ctx.now()));
     const condition = deletionCondition(instance, plan);
     log.debug({ action: plan.next.kind }, 'deletion step');

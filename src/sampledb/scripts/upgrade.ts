@@ -41,7 +41,7 @@ export function upgradeScriptEnv(settings: UpgradeScriptSettings): Record<string
     SAMPLEDB_NEW_MAJOR: String(settings.newMajor),
     SAMPLEDB_DATA: settings.dataDirectory,
     SAMPLEDB_OLD_ROOT: settings.oldRoot ?? OLD_INSTALL_ROOT,
-    SAMPLEDB_OLD_BIN: `${settings.oldRoot ?? OLD_INSTALL_ROOT}/usr/lib/postgresql/${settings.oldMajor}/bin`,
+    SAMPLEDB_OLD_BIN: `${settings.oldRoot ?? OLD_INSTALL_ROOT}/wrappers`,
     SAMPLEDB_NEW_BIN: settings.newBinDir,
     SAMPLEDB_SOCKETS: settings.socketDirectory ?? '/tmp/sockets',
     SAMPLEDB_TERMINATION_LOG: settings.terminationLog ?? '/dev/termination-log',
@@ -53,7 +53,7 @@ export function upgradeScriptEnv(settings: UpgradeScriptSettings): Record<string
 /**
  * The init container (old image): copies /usr/lib/postgresql/<old> and /usr/share/postgresql/<old> under
  * SAMPLEDB_OLD_ROOT at the same relative places (PostgreSQL finds its share and lib directories relative to its
- * binary), plus the shared libraries they link that are not glibc's, and puts wrappers in bin/ that run each binary
+ * binary), plus the shared libraries they link that are not glibc's, and puts wrappers in wrappers/ that run each binary
  * with those libraries. The new image may be a newer distribution (libicu of another soname, say): the main
  * container drops the libraries it has itself, so only the missing ones are taken from the old image.
  */
@@ -63,11 +63,10 @@ src=/usr/lib/postgresql/$SAMPLEDB_OLD_MAJOR
 [ -x "$src/bin/postgres" ] || { echo "this image has no PostgreSQL $SAMPLEDB_OLD_MAJOR in $src" > "$SAMPLEDB_TERMINATION_LOG"; exit 1; }
 root=$SAMPLEDB_OLD_ROOT
 cd "$root"
-rm -rf usr libs
+rm -rf usr libs wrappers
 mkdir -p "$root/usr/lib/postgresql" "$root/usr/share/postgresql" "$root/libs"
 cp -a "$src" "$root/usr/lib/postgresql/"
 cp -a "/usr/share/postgresql/$SAMPLEDB_OLD_MAJOR" "$root/usr/share/postgresql/"
-mv "$root/usr/lib/postgresql/$SAMPLEDB_OLD_MAJOR/bin" "$root/usr/lib/postgresql/$SAMPLEDB_OLD_MAJOR/bin.real"
 if command -v ldd > /dev/null 2>&1; then
   for f in "$src"/bin/* "$src"/lib/*.so; do
     ldd "$f" 2> /dev/null | awk '$3 ~ /^\// { print $3 }'
@@ -78,12 +77,14 @@ if command -v ldd > /dev/null 2>&1; then
     esac
   done
 fi
-bin=$root/usr/lib/postgresql/$SAMPLEDB_OLD_MAJOR/bin
-mkdir -p "$bin"
-for f in "$bin.real"/*; do
+# The real binaries stay in .../<major>/bin: PostgreSQL finds its lib and share directories relative to it only when
+# its directory is still called bin. The wrappers live apart and are what pg_upgrade is given as the old bindir.
+real=$root/usr/lib/postgresql/$SAMPLEDB_OLD_MAJOR/bin
+mkdir -p wrappers
+for f in "$real"/*; do
   name=$(basename "$f")
-  printf '#!/bin/sh\nLD_LIBRARY_PATH=%s/libs exec %s/%s "$@"\n' "$root" "$bin.real" "$name" > "$bin/$name"
-  chmod 0755 "$bin/$name"
+  printf '#!/bin/sh\nLD_LIBRARY_PATH=%s/libs exec %s/%s "$@"\n' "$root" "$real" "$name" > "wrappers/$name"
+  chmod 0755 "wrappers/$name"
 done
 echo "copied PostgreSQL $SAMPLEDB_OLD_MAJOR to $root"
 `}`;

@@ -2,7 +2,7 @@
 // writes it the one way it declares (`writes`, enforced by the Writer it gets), and returns what it observed and the
 // conditions it sets. `runSteps` (run.ts) folds the outcomes; a later step sees what earlier ones observed, never a
 // bag it could write into.
-import type { OperatorDefaults, SampleDbObject } from '../../api/index.ts';
+import type { OperatorDefaults, ReplicationStatus, SampleDbObject } from '../../api/index.ts';
 import type { Client, ConditionInput, Logger, Stored } from '../../runtime/index.ts';
 import type { SampleDbInstance } from '../instance.ts';
 import type { ObservedChildren } from '../status.ts';
@@ -23,6 +23,8 @@ export interface SampleDbDeps {
 export interface Observation extends ObservedChildren {
   /** The SampleDB as last written by a step (the finalizer); otherwise the one the reconcile started from. */
   sampleDb?: Stored<SampleDbObject>;
+  /** status.replication as the replication step left it (instances > 1). */
+  replication?: ReplicationStatus;
 }
 
 /** What every step of every table gets. */

@@ -50,7 +50,13 @@ export function computeStatus(
     now,
   );
   const lastBackup = lastCompletedBackup(instance.name, backups) ?? current.object.status?.lastBackup;
-  return { ...base, conditions, ...(lastBackup ? { lastBackup } : {}) };
+  const replication = run.observed.replication ?? current.object.status?.replication;
+  return {
+    ...base,
+    conditions,
+    ...(lastBackup ? { lastBackup } : {}),
+    ...(replication ? { replication } : {}),
+  };
 }
 
 /** Writes the status when it differs from what the SampleDB has; returns the SampleDB as it is now. */

@@ -148,10 +148,18 @@ SQL
     );
 
   it('the copied old installation runs from its new place through the wrappers', () => {
-    const bin = join(oldRoot, `usr/lib/postgresql/${OLD_MAJOR}/bin`);
+    const bin = join(oldRoot, 'wrappers');
     const version = spawnSync(join(bin, 'postgres'), ['-V'], { encoding: 'utf8' });
     assert.equal(version.status, 0, version.stderr);
     assert.match(version.stdout, new RegExp(`\\(PostgreSQL\\) ${OLD_MAJOR}\\.`));
+    // Its lib and share directories are the copied ones, not the machine's (which the new image does not have):
+    // PostgreSQL relocates only when its binary still sits in a directory called bin.
+    const paths = spawnSync(join(bin, 'pg_config'), ['--pkglibdir', '--sharedir'], { encoding: 'utf8' });
+    assert.equal(paths.status, 0, paths.stderr);
+    assert.deepEqual(paths.stdout.trim().split('\n'), [
+      join(oldRoot, `usr/lib/postgresql/${OLD_MAJOR}/lib`),
+      join(oldRoot, `usr/share/postgresql/${OLD_MAJOR}`),
+    ]);
   });
 
   it('preflight passes pg_upgrade --check and leaves the files as they were', async () => {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
+import { allCrds } from '../../../src/api/crd.ts';
 import { SampleDb, SampleDbOperator } from '../../../src/deploy/index.ts';
 import { resolveDeep, runWithMocks } from './pulumi-mocks.ts';
 
@@ -28,7 +29,7 @@ describe('SampleDbOperator component', () => {
       imageDigest: `sha256:${'cd'.repeat(32)}`,
       serviceAccountName: 'sampledb-operator',
       metricsServiceName: 'sampledb-operator-metrics',
-      crdNames: ['sampledbs.sampledb.io', 'sampledbbackups.sampledb.io'],
+      crdNames: allCrds().map((crd) => crd.metadata.name),
     });
     const children = resources.filter((r) => r.name.startsWith('ops/'));
     assert.ok(children.length > 10);

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { parse } from 'yaml';
+import { allCrds } from '../../../src/api/crd.ts';
 import { stackProgram } from '../../../src/deploy/program.ts';
 import * as stackEntry from '../../../src/deploy/stack.ts';
 import {
@@ -138,7 +139,7 @@ describe('stack program: ordering', () => {
   test('CRDs (and created namespaces) come before every other object; SampleDBs after the operator', async () => {
     const { resources } = await runWithMocks(stackFileConfig('dev'), stackProgram);
     const crds = byType(resources, ':CustomResourceDefinition').map((r) => r.name);
-    assert.equal(crds.length, 2);
+    assert.equal(crds.length, allCrds().length);
     const kubeObjects = resources.filter((r) => r.type.startsWith('kubernetes:') && !crds.includes(r.name));
     const createdNamespaces = kubeObjects.filter((r) => r.name.startsWith('namespaces/')).map((r) => r.name);
     assert.deepEqual(createdNamespaces, ['namespaces/Namespace/dev-apps']);

@@ -114,3 +114,24 @@ describe('SampleDB state metrics', () => {
     assert.doesNotMatch(await registry.metrics(), /sampledb="orders"/);
   });
 });
+
+describe('replication metrics', () => {
+  it('the election term and each replica’s lag, only for SampleDBs with a record', () => {
+    const db = ready({
+      replication: {
+        primary: 'orders-1',
+        term: 3,
+        instances: [
+          { name: 'orders-0', role: 'replica', ready: true, lagBytes: 4096 },
+          { name: 'orders-1', role: 'primary', ready: true },
+        ],
+      },
+    });
+    const samples = sampleDbSamples([db], []);
+    assert.equal(value(samples, 'sampledb_replication_election_term'), 3);
+    assert.equal(value(samples, 'sampledb_replication_lag_bytes', { pod: 'orders-0' }), 4096);
+    assert.equal(value(samples, 'sampledb_replication_lag_bytes', { pod: 'orders-1' }), undefined);
+    const single = sampleDbSamples([ready()], []);
+    assert.equal(value(single, 'sampledb_replication_election_term'), undefined);
+  });
+});

@@ -88,4 +88,50 @@ describe('deletion resumes after a crash at every write (fake apiserver)', () =>
       assertSafeAndComplete(api, `crash at write ${crashAt}`);
     }
   });
+
+  it('honours the abort signal: after leadership is lost, a deletion writes nothing, not even its status', async () => {
+    const api = deletingSampleDb({ deletion: { policy: 'Delete' } });
+    const { client, view, now } = api.operator();
+    const stop = new AbortController();
+    stop.abort();
+    await new SampleDbReconciler({ client, view, now }).reconcile(REQ, { ...rc(), signal: stop.signal });
+    assert.deepEqual(api.log, []);
+    assert.ok(api.get(STATEFULSETS, 'shop', 'orders'), 'the workload is left to the next leader');
+  });
+
+  it('a second final backup is a visible, counted retry: an Event and the attempt in DeletionProtected', async () => {
+    const api = deletingSampleDb({ deletion: { policy: 'Snapshot' } });
+    const reconcile = async (at: string) => {
+      const { client, view } = api.operator();
+      await new SampleDbReconciler({ client, view, now: () => new Date(at) }).reconcile(REQ, rc());
+    };
+    await reconcile('2026-02-01T00:00:00Z');
+    const [first] = api.list(SAMPLEDB_BACKUPS);
+    assert.ok(first);
+    api.put(SAMPLEDB_BACKUPS, {
+      ...first,
+      status: {
+        phase: 'Failed',
+        message: 'pg_dump: connection refused',
+        conditions: [
+          {
+            type: 'Failed',
+            status: 'True',
+            reason: 'BackupFailed',
+            message: 'x',
+            lastTransitionTime: '2026-02-01T00:00:00Z',
+          },
+        ],
+      },
+    });
+    assert.deepEqual(api.events, [], 'the first attempt is no retry');
+    await reconcile('2026-02-01T01:00:00Z');
+    assert.equal(api.list(SAMPLEDB_BACKUPS).length, 2);
+    const notes = api.events.map((e) => (e as { reason?: string; note?: string }).reason);
+    assert.deepEqual(notes, ['FinalBackupRetry']);
+    const protectedCondition = api
+      .get(SAMPLEDBS, 'shop', 'orders')
+      ?.status?.conditions?.find((c) => c.type === 'DeletionProtected');
+    assert.match(protectedCondition?.message ?? '', /attempt 2, after 1 failed/);
+  });
 });

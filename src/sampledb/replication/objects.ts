@@ -1,0 +1,170 @@
+// The objects of a SampleDB with `instances` > 1 (docs/adr/0008-primary-election.md): the two role Secrets, the
+// election ConfigMap the pods read at start, the read-only Service, and what the StatefulSet's pods get on top of the
+// single-instance template. A SampleDB with one instance gets none of this and runs exactly as before.
+import { randomInt } from 'node:crypto';
+import type { V1ConfigMap, V1Container, V1PodSpec, V1Secret, V1Service } from '@kubernetes/client-node';
+import { LABELS, POSTGRES_PORT, POSTGRES_PORT_NAME } from '../../api/index.ts';
+import {
+  decodeSecretValue,
+  generatePassword,
+  PASSWORD_KEY,
+  type RandomInt,
+  USERNAME_KEY,
+} from '../credentials.ts';
+import { FAILOVER_ROLE, REPLICATION_ROLE } from '../failover/instance-sql.ts';
+import type { SampleDbInstance } from '../instance.ts';
+import { childMeta } from '../meta.ts';
+import { literalEnv, secretEnv } from '../pod.ts';
+import { REPLICATION_START_SCRIPT } from './start-script.ts';
+
+export const ELECTION_MOUNT_PATH = '/etc/sampledb-election';
+export const ELECTION_PRIMARY_KEY = 'primary';
+export const ELECTION_TERM_KEY = 'term';
+const ELECTION_VOLUME = 'election';
+
+export function replicated(instance: SampleDbInstance): boolean {
+  return instance.spec.instances > 1;
+}
+
+export interface ReplicationNames {
+  replicationSecret: string;
+  failoverSecret: string;
+  electionConfigMap: string;
+  readOnlyService: string;
+}
+
+export function replicationNames(instance: SampleDbInstance): ReplicationNames {
+  return {
+    replicationSecret: `${instance.name}-replication`,
+    failoverSecret: `${instance.name}-failover`,
+    electionConfigMap: `${instance.name}-election`,
+    readOnlyService: `${instance.name}-ro`,
+  };
+}
+
+export function podName(instance: SampleDbInstance, ordinal: number): string {
+  return `${instance.names.statefulSet}-${ordinal}`;
+}
+
+/** The StatefulSet's replicas: `instances`, but never fewer than keeps the recorded primary's pod. */
+export function statefulSetReplicas(instance: SampleDbInstance): number {
+  const primary = instance.object.status?.replication?.primary;
+  const ordinal = primary ? Number(primary.slice(instance.names.statefulSet.length + 1)) : Number.NaN;
+  return Number.isInteger(ordinal) ? Math.max(instance.spec.instances, ordinal + 1) : instance.spec.instances;
+}
+
+const encode = (value: string) => Buffer.from(value, 'utf8').toString('base64');
+
+/** A role's Secret; a password already in `existing` is kept (the role in the database has it). */
+function roleSecret(
+  instance: SampleDbInstance,
+  name: string,
+  role: string,
+  existing: V1Secret | undefined,
+  random: RandomInt,
+): V1Secret {
+  const password = decodeSecretValue(existing?.data?.[PASSWORD_KEY]) || generatePassword(undefined, random);
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: childMeta(instance, name, 'credentials'),
+    type: 'Opaque',
+    data: { [USERNAME_KEY]: encode(role), [PASSWORD_KEY]: encode(password) },
+  };
+}
+
+export function replicationSecret(
+  instance: SampleDbInstance,
+  existing?: V1Secret,
+  random: RandomInt = randomInt,
+) {
+  return roleSecret(
+    instance,
+    replicationNames(instance).replicationSecret,
+    REPLICATION_ROLE,
+    existing,
+    random,
+  );
+}
+
+export function failoverSecret(
+  instance: SampleDbInstance,
+  existing?: V1Secret,
+  random: RandomInt = randomInt,
+) {
+  return roleSecret(instance, replicationNames(instance).failoverSecret, FAILOVER_ROLE, existing, random);
+}
+
+/** The election record as the pods read it at start: a pod runs as a primary only when it is named here. */
+export function electionConfigMap(instance: SampleDbInstance, primary: string, term: number): V1ConfigMap {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: childMeta(instance, replicationNames(instance).electionConfigMap, 'config'),
+    data: { [ELECTION_PRIMARY_KEY]: primary, [ELECTION_TERM_KEY]: String(term) },
+  };
+}
+
+export type Role = 'primary' | 'replica';
+
+/** The pod label of each role (the client Service selects the primary, `-ro` the replicas). */
+export function roleSelector(instance: SampleDbInstance, role: Role): Record<string, string> {
+  return { ...instance.labels.database, [LABELS.role]: role };
+}
+
+export function readOnlyService(instance: SampleDbInstance): V1Service {
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: childMeta(instance, replicationNames(instance).readOnlyService, 'database'),
+    spec: {
+      type: 'ClusterIP',
+      selector: roleSelector(instance, 'replica'),
+      ports: [{ name: POSTGRES_PORT_NAME, port: POSTGRES_PORT, targetPort: POSTGRES_PORT, protocol: 'TCP' }],
+    },
+  };
+}
+
+/**
+ * The postgres container of a replicated SampleDB: the start script decides the role from the election record
+ * (primary: the image's entrypoint; standby: pg_basebackup from the client Service when the volume is empty, then
+ * streaming from it).
+ */
+export function replicatedPostgresContainer(instance: SampleDbInstance, container: V1Container): V1Container {
+  const names = replicationNames(instance);
+  const synchronous = instance.spec.replication.synchronous;
+  return {
+    ...container,
+    command: ['sh', '-c', REPLICATION_START_SCRIPT, 'sampledb-start'],
+    env: [
+      ...(container.env ?? []),
+      { name: 'SAMPLEDB_POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+      ...literalEnv({
+        SAMPLEDB_PRIMARY_HOST: instance.endpoint.host,
+        SAMPLEDB_PRIMARY_PORT: String(instance.spec.service.port),
+        SAMPLEDB_REPLICATION_USER: REPLICATION_ROLE,
+        SAMPLEDB_ELECTION_FILE: `${ELECTION_MOUNT_PATH}/${ELECTION_PRIMARY_KEY}`,
+        SAMPLEDB_SYNCHRONOUS_STANDBY_NAMES: synchronous > 0 ? `ANY ${synchronous} (*)` : '',
+      }),
+      secretEnv('SAMPLEDB_REPLICATION_PASSWORD', names.replicationSecret, PASSWORD_KEY),
+    ],
+    volumeMounts: [
+      ...(container.volumeMounts ?? []),
+      { name: ELECTION_VOLUME, mountPath: ELECTION_MOUNT_PATH, readOnly: true },
+    ],
+  };
+}
+
+/** The pod spec of a replicated SampleDB: the election ConfigMap mounted (a pod waits for it to exist). */
+export function replicatedPodSpec(instance: SampleDbInstance, spec: V1PodSpec, postgres: string): V1PodSpec {
+  return {
+    ...spec,
+    containers: spec.containers.map((c) =>
+      c.name === postgres ? replicatedPostgresContainer(instance, c) : c,
+    ),
+    volumes: [
+      ...(spec.volumes ?? []),
+      { name: ELECTION_VOLUME, configMap: { name: replicationNames(instance).electionConfigMap } },
+    ],
+  };
+}

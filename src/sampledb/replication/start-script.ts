@@ -1,0 +1,43 @@
+// The start script of the postgres container of a replicated SampleDB. The election record (the ConfigMap mounted at
+// SAMPLEDB_ELECTION_FILE) decides the role at every start: the pod it names runs the image's entrypoint as a
+// primary; any other pod is a standby, cloned with pg_basebackup from the client Service (which selects the
+// primary) when its volume is empty, then streaming from it. So an old primary the operator fenced by deleting its
+// pod comes back as a standby, never as a second primary. The replication password goes to a passfile in /tmp
+// (an emptyDir), never onto a command line, and is removed from the server's environment.
+export const REPLICATION_START_SCRIPT = String.raw`set -eu
+log() { printf 'sampledb-start: %s\n' "$*" >&2; }
+umask 077
+hba=/tmp/pg_hba.conf
+# As the image's own (local and loopback trusted, remote SCRAM), plus streaming for the replication role only.
+cat > "$hba" <<HBA
+local all all trust
+host all all 127.0.0.1/32 trust
+host all all ::1/128 trust
+local replication all trust
+host replication $SAMPLEDB_REPLICATION_USER all scram-sha-256
+host all all all scram-sha-256
+HBA
+printf '*:*:*:%s:%s\n' "$SAMPLEDB_REPLICATION_USER" "$SAMPLEDB_REPLICATION_PASSWORD" > /tmp/pgpass
+unset SAMPLEDB_REPLICATION_PASSWORD
+primary=$(cat "$SAMPLEDB_ELECTION_FILE")
+set -- "$@" -c "hba_file=$hba" -c "synchronous_standby_names=$SAMPLEDB_SYNCHRONOUS_STANDBY_NAMES"
+if [ "$primary" = "$SAMPLEDB_POD" ]; then
+  log "the election record names this pod ($SAMPLEDB_POD): starting as the primary"
+  rm -f "$PGDATA/standby.signal"
+  exec docker-entrypoint.sh postgres "$@"
+fi
+log "the election record names $primary: starting $SAMPLEDB_POD as a standby"
+if [ ! -s "$PGDATA/PG_VERSION" ]; then
+  rm -rf "$PGDATA"
+  until PGPASSFILE=/tmp/pgpass pg_basebackup -w -h "$SAMPLEDB_PRIMARY_HOST" -p "$SAMPLEDB_PRIMARY_PORT" \
+    -U "$SAMPLEDB_REPLICATION_USER" -D "$PGDATA" -X stream -c fast; do
+    log "pg_basebackup from $SAMPLEDB_PRIMARY_HOST failed; retrying in 2 s"
+    rm -rf "$PGDATA"
+    sleep 2
+  done
+  log "cloned from $SAMPLEDB_PRIMARY_HOST"
+fi
+touch "$PGDATA/standby.signal"
+exec postgres "$@" -c recovery_target_timeline=latest \
+  -c "primary_conninfo=host=$SAMPLEDB_PRIMARY_HOST port=$SAMPLEDB_PRIMARY_PORT user=$SAMPLEDB_REPLICATION_USER passfile=/tmp/pgpass application_name=$SAMPLEDB_POD"
+`;

@@ -1,0 +1,614 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { inspect } from 'node:util';
+import {
+  type ElectionRecord,
+  formatLsn,
+  lagBytes,
+  type MemberObservation,
+  parseLsn,
+  planReplication,
+  type ReplicationAction,
+  type ReplicationObservation,
+  rankCandidates,
+  stillCurrent,
+} from '../../../src/sampledb/failover/plan.ts';
+
+const now = new Date('2026-01-01T12:00:00Z');
+const secondsAgo = (s: number) => new Date(now.getTime() - s * 1000);
+
+const primary = (name: string, lsn: bigint, extra: Partial<MemberObservation> = {}): MemberObservation => ({
+  name,
+  ordinal: Number(name.split('-').at(-1)),
+  pod: 'running',
+  ready: true,
+  roleLabel: 'primary',
+  termLabel: 1,
+  sql: { inRecovery: false, lsn, streaming: false },
+  ...extra,
+});
+const replica = (name: string, lsn: bigint, extra: Partial<MemberObservation> = {}): MemberObservation => ({
+  name,
+  ordinal: Number(name.split('-').at(-1)),
+  pod: 'running',
+  ready: true,
+  roleLabel: 'replica',
+  termLabel: 1,
+  sql: { inRecovery: true, lsn, streaming: true },
+  ...extra,
+});
+const gone = (name: string, extra: Partial<MemberObservation> = {}): MemberObservation => ({
+  name,
+  ordinal: Number(name.split('-').at(-1)),
+  pod: 'absent',
+  ready: false,
+  ...extra,
+});
+
+function observation(overrides: Partial<ReplicationObservation> = {}): ReplicationObservation {
+  const record: ElectionRecord = overrides.record ?? { primary: 'db-0', term: 1 };
+  return {
+    instances: 3,
+    failoverDelayMs: 5000,
+    published: record.primary ? { primary: record.primary, term: record.term } : undefined,
+    members: [primary('db-0', 300n), replica('db-1', 300n), replica('db-2', 300n)],
+    now,
+    ...overrides,
+    record,
+  };
+}
+const next = (overrides: Partial<ReplicationObservation> = {}) =>
+  planReplication(observation(overrides)).next;
+
+describe('LSNs', () => {
+  it('parses and prints PostgreSQL LSNs', () => {
+    assert.equal(parseLsn('0/0'), 0n);
+    assert.equal(parseLsn('16/B374D848'), (0x16n << 32n) + 0xb374d848n);
+    assert.equal(formatLsn(parseLsn('16/B374D848')), '16/B374D848');
+    assert.throws(() => parseLsn('16B374D848'), /not an LSN/);
+  });
+
+  it('lag is primary LSN minus replica LSN, never negative, only for standbys behind a primary', () => {
+    assert.equal(lagBytes(primary('db-0', 1000n), replica('db-1', 400n)), 600);
+    assert.equal(lagBytes(primary('db-0', 1000n), replica('db-1', 1200n)), 0);
+    assert.equal(lagBytes(primary('db-0', 1000n), primary('db-1', 10n)), undefined);
+    assert.equal(lagBytes(gone('db-0'), replica('db-1', 10n)), undefined);
+  });
+});
+
+describe('planReplication: bootstrap and steady state', () => {
+  it('elects ordinal 0 in term 1 when there is no record', () => {
+    const members = [gone('db-0'), gone('db-1'), gone('db-2')];
+    assert.deepEqual(next({ record: { term: 0 }, members }), {
+      kind: 'elect',
+      term: 1,
+      primary: 'db-0',
+      reason: 'Bootstrap',
+    });
+  });
+
+  it('elects the instance already running as a primary (a SampleDB scaled up from one pod)', () => {
+    const members = [replica('db-0', 5n), primary('db-1', 9n, { roleLabel: undefined })];
+    assert.equal((next({ record: { term: 0 }, members }) as { primary: string }).primary, 'db-1');
+  });
+
+  it('refuses to choose between two running primaries without a record', () => {
+    const members = [primary('db-0', 5n), primary('db-1', 9n)];
+    const action = next({ record: { term: 0 }, members });
+    assert.equal(action.kind, 'wait');
+    assert.match((action as { why: string }).why, /db-0 and db-1 both run as primaries/);
+  });
+
+  it('publishes the record to the pods before anything else', () => {
+    const cases: ReplicationObservation['published'][] = [
+      undefined,
+      { primary: 'db-0', term: 0 },
+      { primary: 'db-1', term: 1 },
+    ];
+    for (const published of cases) {
+      assert.deepEqual(
+        next({ published }),
+        { kind: 'publish', term: 1, primary: 'db-0' },
+        JSON.stringify(published),
+      );
+    }
+  });
+
+  it('is steady with a labelled primary and streaming replicas', () => {
+    assert.deepEqual(next(), { kind: 'steady', term: 1 });
+  });
+
+  it('labels the primary with the current term, then every unlabelled standby', () => {
+    assert.deepEqual(
+      next({ members: [primary('db-0', 1n, { roleLabel: undefined }), replica('db-1', 1n)] }),
+      {
+        kind: 'label',
+        term: 1,
+        pod: 'db-0',
+        role: 'primary',
+      },
+    );
+    assert.equal(
+      next({ record: { primary: 'db-0', term: 2 }, members: [primary('db-0', 1n)] }).kind,
+      'label',
+      'labelled in an older term',
+    );
+    assert.deepEqual(
+      next({ members: [primary('db-0', 1n), replica('db-1', 1n, { roleLabel: undefined })] }),
+      {
+        kind: 'label',
+        term: 1,
+        pod: 'db-1',
+        role: 'replica',
+      },
+    );
+  });
+
+  it('rejoins a standby that is ahead of the primary and not streaming, and only that one', () => {
+    const members = [
+      primary('db-0', 100n),
+      replica('db-1', 150n, { sql: { inRecovery: true, lsn: 150n, streaming: false } }),
+    ];
+    assert.equal(next({ members }).kind, 'rejoin');
+    const behind = [
+      primary('db-0', 100n),
+      replica('db-1', 50n, { sql: { inRecovery: true, lsn: 50n, streaming: false } }),
+    ];
+    assert.equal(next({ members: behind }).kind, 'steady');
+  });
+});
+
+describe('planReplication: fencing', () => {
+  it('deletes an instance that answers as a primary but is not the elected one', () => {
+    const members = [primary('db-0', 1n), primary('db-1', 1n, { roleLabel: undefined })];
+    assert.deepEqual(next({ members }), {
+      kind: 'fence',
+      term: 1,
+      pod: 'db-1',
+      deletePod: true,
+      why: 'it is not the elected primary',
+    });
+  });
+
+  it('takes the primary label off a standby or a terminating pod that is not elected, without deleting it', () => {
+    for (const stale of [
+      replica('db-1', 1n, { roleLabel: 'primary' }),
+      gone('db-1', { pod: 'terminating', roleLabel: 'primary' }),
+    ]) {
+      const action = next({ members: [primary('db-0', 1n), stale] });
+      assert.equal(action.kind, 'fence');
+      assert.equal((action as { deletePod: boolean }).deletePod, false);
+    }
+  });
+
+  it('deletes the old primary of a handover while it runs, even when it does not answer', () => {
+    const record = { primary: 'db-1', term: 2, handover: { from: 'db-0', reason: 'Failover' as const } };
+    const hung = primary('db-0', 1n, { ready: false, sql: undefined, roleLabel: undefined, termLabel: 1 });
+    assert.deepEqual(next({ record, members: [hung, replica('db-1', 1n)] }), {
+      kind: 'fence',
+      term: 2,
+      pod: 'db-0',
+      deletePod: true,
+      why: 'it is not the elected primary',
+    });
+    // The pod the StatefulSet created in its place carries no term: it is left to start as a standby.
+    const recreated = gone('db-0', { pod: 'running', roleLabel: undefined, termLabel: undefined });
+    assert.deepEqual(next({ record, members: [recreated, replica('db-1', 1n)] }), {
+      kind: 'promote',
+      term: 2,
+      pod: 'db-1',
+    });
+  });
+});
+
+describe('planReplication: failover', () => {
+  const lost = [
+    gone('db-0', { pod: 'terminating', roleLabel: 'primary' }),
+    replica('db-1', 300n),
+    replica('db-2', 500n),
+  ];
+
+  it('records when the primary was first seen unavailable', () => {
+    for (const old of [
+      gone('db-0'),
+      gone('db-0', { pod: 'terminating' }),
+      primary('db-0', 1n, { ready: false }),
+      primary('db-0', 1n, { sql: undefined }),
+    ]) {
+      const action = next({ members: [old, replica('db-1', 1n)] });
+      assert.deepEqual(action, { kind: 'mark-unavailable', term: 1, since: now }, inspect(old));
+    }
+  });
+
+  it('a primary pod gone or replaced by a fresh one is failed over at once; a terminating one once gone', () => {
+    const fresh = primary('db-0', 1n, {
+      ready: false,
+      sql: undefined,
+      roleLabel: undefined,
+      termLabel: undefined,
+    });
+    for (const old of [gone('db-0'), fresh]) {
+      const action = next({
+        record: { primary: 'db-0', term: 1, primaryUnavailableSince: secondsAgo(0) },
+        members: [old, replica('db-1', 300n), replica('db-2', 500n)],
+      });
+      assert.equal(action.kind, 'elect', inspect(old));
+    }
+    const terminating = gone('db-0', { pod: 'terminating', roleLabel: 'primary', termLabel: 1 });
+    const members = [terminating, replica('db-1', 300n), replica('db-2', 500n)];
+    const early = next({
+      record: { primary: 'db-0', term: 1, primaryUnavailableSince: secondsAgo(1) },
+      members,
+    });
+    assert.equal(early.kind, 'wait', 'its shutdown is still sending WAL');
+    const late = next({
+      record: { primary: 'db-0', term: 1, primaryUnavailableSince: secondsAgo(5) },
+      members,
+    });
+    assert.equal(late.kind, 'elect', 'stuck terminating: the delay bounds the wait');
+  });
+
+  it('waits out the delay for a primary that runs but is not ready, then elects the most advanced replica', () => {
+    const hung = [primary('db-0', 1n, { ready: false }), replica('db-1', 300n), replica('db-2', 500n)];
+    const waiting = next({
+      record: { primary: 'db-0', term: 1, primaryUnavailableSince: secondsAgo(2) },
+      members: hung,
+    });
+    assert.equal(waiting.kind, 'wait');
+    assert.equal((waiting as { retryInMs: number }).retryInMs, 3000);
+    const elected = next({
+      record: { primary: 'db-0', term: 1, primaryUnavailableSince: secondsAgo(5) },
+      members: hung,
+    });
+    assert.deepEqual(elected, {
+      kind: 'elect',
+      term: 2,
+      primary: 'db-2',
+      reason: 'Failover',
+      handover: { from: 'db-0', reason: 'Failover' },
+    });
+  });
+
+  it('clears the mark when the primary comes back within the delay', () => {
+    assert.deepEqual(next({ record: { primary: 'db-0', term: 1, primaryUnavailableSince: secondsAgo(2) } }), {
+      kind: 'clear-unavailable',
+      term: 1,
+    });
+  });
+
+  it('ranks candidates by WAL, then ordinal; only standbys that answer qualify', () => {
+    const members = [
+      gone('db-0'),
+      replica('db-1', 700n),
+      replica('db-2', 900n, { sql: undefined }),
+      replica('db-3', 700n),
+      primary('db-4', 1000n),
+      replica('db-5', 10n, { pod: 'terminating' }),
+    ];
+    assert.deepEqual(
+      rankCandidates(members, 'db-0').map((m) => m.name),
+      ['db-1', 'db-3'],
+    );
+  });
+
+  it('waits when no replica answers', () => {
+    const action = next({
+      record: { primary: 'db-0', term: 1, primaryUnavailableSince: secondsAgo(60) },
+      members: [gone('db-0'), replica('db-1', 1n, { sql: undefined })],
+    });
+    assert.equal(action.kind, 'wait');
+  });
+
+  it('fences, promotes the elected one, completes the handover, then labels it', () => {
+    const handover = { from: 'db-0', reason: 'Failover' as const };
+    const record = { primary: 'db-2', term: 2, handover };
+    assert.equal(next({ record, members: lost }).kind, 'fence');
+    const fenced = [gone('db-0', { pod: 'terminating' }), replica('db-1', 300n), replica('db-2', 500n)];
+    assert.deepEqual(next({ record, members: fenced }), { kind: 'promote', term: 2, pod: 'db-2' });
+    const promoted = [gone('db-0'), replica('db-1', 300n), primary('db-2', 510n, { roleLabel: 'replica' })];
+    assert.deepEqual(next({ record, members: promoted }), {
+      kind: 'complete-handover',
+      term: 2,
+      primary: 'db-2',
+      handover,
+    });
+    assert.deepEqual(next({ record: { primary: 'db-2', term: 2 }, members: promoted }), {
+      kind: 'label',
+      term: 2,
+      pod: 'db-2',
+      role: 'primary',
+    });
+  });
+
+  it('never promotes while another instance answers as a primary', () => {
+    const record = { primary: 'db-1', term: 2, handover: { from: 'db-0', reason: 'Failover' as const } };
+    const action = next({
+      record,
+      members: [primary('db-0', 1n, { roleLabel: undefined }), replica('db-1', 1n)],
+    });
+    assert.equal(action.kind, 'fence');
+  });
+
+  it('elects again in a new term when the candidate is lost before its promotion', () => {
+    const record = {
+      primary: 'db-1',
+      term: 2,
+      handover: { from: 'db-0', reason: 'Failover' as const },
+      primaryUnavailableSince: secondsAgo(10),
+    };
+    const action = next({ record, members: [gone('db-0'), gone('db-1'), replica('db-2', 1n)] });
+    assert.deepEqual(action, {
+      kind: 'elect',
+      term: 3,
+      primary: 'db-2',
+      reason: 'Failover',
+      handover: { from: 'db-1', reason: 'Failover' },
+    });
+  });
+});
+
+describe('planReplication: switchover and scaling', () => {
+  it('hands over to a ready streaming replica with the old primary’s LSN as the handover point', () => {
+    assert.deepEqual(next({ switchoverTo: 'db-1' }), {
+      kind: 'elect',
+      term: 2,
+      primary: 'db-1',
+      reason: 'Switchover',
+      handover: { from: 'db-0', reason: 'Switchover', lsn: 300n },
+    });
+    assert.deepEqual(next({ switchoverTo: 'db-0' }), { kind: 'steady', term: 1 }, 'already the primary');
+  });
+
+  it('refuses a switchover to an instance that cannot take over, saying why', () => {
+    const cases: [string, MemberObservation[], RegExp][] = [
+      ['db-7', [primary('db-0', 1n)], /no such instance/],
+      ['db-1', [primary('db-0', 1n), replica('db-1', 1n, { ready: false })], /not running and Ready/],
+      ['db-1', [primary('db-0', 1n), replica('db-1', 1n, { sql: undefined })], /does not answer/],
+      [
+        'db-1',
+        [primary('db-0', 1n), replica('db-1', 1n, { sql: { inRecovery: true, lsn: 1n, streaming: false } })],
+        /not streaming/,
+      ],
+    ];
+    for (const [target, members, why] of cases) {
+      const action = next({ switchoverTo: target, members });
+      assert.equal(action.kind, 'refuse-switchover', target);
+      assert.match((action as { why: string }).why, why);
+    }
+  });
+
+  it('waits until the target has received the old primary’s last WAL before promoting it', () => {
+    const record = {
+      primary: 'db-1',
+      term: 2,
+      handover: { from: 'db-0', reason: 'Switchover' as const, lsn: 500n },
+    };
+    const members = [gone('db-0', { pod: 'terminating' }), replica('db-1', 400n)];
+    const action = next({ record, members });
+    assert.equal(action.kind, 'wait');
+    assert.match((action as { why: string }).why, /0\/190, not yet 0\/1F4 of db-0/);
+    assert.deepEqual(next({ record, members: [gone('db-0'), replica('db-1', 500n)] }), {
+      kind: 'promote',
+      term: 2,
+      pod: 'db-1',
+    });
+  });
+
+  it('scaling down below the primary hands over to a replica that stays, and keeps the primary’s pod meanwhile', () => {
+    const members = [replica('db-0', 1n), replica('db-1', 1n), primary('db-2', 1n)];
+    const plan = planReplication(
+      observation({ instances: 2, record: { primary: 'db-2', term: 1 }, members }),
+    );
+    assert.equal(plan.replicas, 3);
+    assert.deepEqual(plan.next, {
+      kind: 'elect',
+      term: 2,
+      primary: 'db-0',
+      reason: 'ScaleDown',
+      handover: { from: 'db-2', reason: 'ScaleDown', lsn: 1n },
+    });
+    assert.equal(planReplication(observation({ instances: 2 })).replicas, 2);
+    assert.equal(
+      next({ switchoverTo: 'db-2', instances: 2 }).kind,
+      'refuse-switchover',
+      'no switchover to a pod the scale down removes',
+    );
+  });
+});
+
+describe('the term is the fencing token', () => {
+  it('an action is current only in the term it was planned for', () => {
+    const elect: ReplicationAction = { kind: 'elect', term: 3, primary: 'db-1', reason: 'Failover' };
+    assert.equal(stillCurrent(elect, { term: 2 }), true);
+    assert.equal(stillCurrent(elect, { term: 3 }), false, 'another leader already elected term 3');
+    assert.equal(stillCurrent({ kind: 'promote', term: 3, pod: 'db-1' }, { term: 3 }), true);
+    assert.equal(stillCurrent({ kind: 'promote', term: 3, pod: 'db-1' }, { term: 4 }), false);
+  });
+});
+
+/**
+ * A small model cluster the plans are carried out on. A "kill" makes the operator forget everything but the
+ * record: the next run re-plans from what the cluster shows.
+ */
+class Model {
+  record: ElectionRecord = { primary: 'db-0', term: 1 };
+  published = { primary: 'db-0', term: 1 };
+  members: MemberObservation[] = [primary('db-0', 300n), replica('db-1', 300n), replica('db-2', 320n)];
+  promotions: { term: number; pod: string }[] = [];
+  clock = now.getTime();
+  switchoverTo: string | undefined;
+
+  observe(): ReplicationObservation {
+    return {
+      instances: 3,
+      failoverDelayMs: 5000,
+      record: structuredClone(this.record),
+      published: { ...this.published },
+      members: structuredClone(this.members),
+      switchoverTo: this.switchoverTo,
+      now: new Date(this.clock),
+    };
+  }
+
+  member(name: string): MemberObservation {
+    const m = this.members.find((x) => x.name === name);
+    assert.ok(m, name);
+    return m;
+  }
+
+  apply(action: ReplicationAction): void {
+    assert.ok(stillCurrent(action, this.record), `stale action ${inspect(action)}`);
+    switch (action.kind) {
+      case 'elect':
+        this.record = { primary: action.primary, term: action.term, handover: action.handover };
+        return;
+      case 'publish':
+        this.published = { primary: action.primary, term: action.term };
+        return;
+      case 'fence': {
+        const m = this.member(action.pod);
+        m.roleLabel = undefined;
+        if (action.deletePod) {
+          // Its fast shutdown sends the standbys all its WAL; the StatefulSet recreates it as a standby.
+          for (const r of this.members) if (r.sql?.inRecovery && m.sql) r.sql.lsn = m.sql.lsn;
+          Object.assign(m, { pod: 'terminating', ready: false, sql: undefined });
+        }
+        return;
+      }
+      case 'mark-unavailable':
+        this.record.primaryUnavailableSince = action.since;
+        return;
+      case 'clear-unavailable':
+        delete this.record.primaryUnavailableSince;
+        return;
+      case 'promote': {
+        const m = this.member(action.pod);
+        // The executor asks pg_is_in_recovery() first: promoting a primary again is a no-op.
+        if (m.sql && !m.sql.inRecovery) return;
+        assert.equal(
+          this.members.filter((x) => x !== m && x.sql && !x.sql.inRecovery).length,
+          0,
+          'promoting while another instance runs as a primary',
+        );
+        this.promotions.push({ term: action.term, pod: action.pod });
+        if (m.sql) m.sql = { ...m.sql, inRecovery: false, streaming: false };
+        return;
+      }
+      case 'complete-handover':
+        delete this.record.handover;
+        return;
+      case 'label': {
+        const m = this.member(action.pod);
+        m.roleLabel = action.role;
+        m.termLabel = action.term;
+        return;
+      }
+      case 'refuse-switchover':
+        this.switchoverTo = undefined;
+        return;
+      case 'wait':
+        this.tick(action.retryInMs ?? 1000);
+        return;
+      case 'rejoin':
+      case 'steady':
+        return;
+    }
+  }
+
+  /** Time passes: pods the StatefulSet recreates come back as standbys of the published primary. */
+  tick(ms: number): void {
+    this.clock += ms;
+    for (const m of this.members) {
+      if (m.pod === 'terminating') Object.assign(m, { pod: 'absent' });
+      else if (m.pod === 'absent' && m.name !== this.published.primary)
+        Object.assign(m, {
+          pod: 'running',
+          ready: true,
+          roleLabel: undefined,
+          termLabel: undefined,
+          sql: { inRecovery: true, lsn: 0n, streaming: true },
+        });
+    }
+  }
+
+  settled(): boolean {
+    return this.members.every((m) => m.pod === 'running');
+  }
+
+  /** Plans and carries out actions until the plan is steady and every pod runs. */
+  run(limit = 50): ReplicationAction[] {
+    const done: ReplicationAction[] = [];
+    for (let i = 0; i < limit; i++) {
+      const action = planReplication(this.observe()).next;
+      done.push(action);
+      if (action.kind === 'steady' && this.settled()) return done;
+      if (action.kind === 'steady') this.tick(1000);
+      this.apply(action);
+    }
+    assert.fail(`no steady state after ${limit} actions: ${inspect(done.slice(-5))}`);
+  }
+}
+
+describe('planReplication carried out on a model cluster', () => {
+  it('a hung primary: one election after the delay, one promotion of the most advanced replica, the old one back as a replica', () => {
+    const model = new Model();
+    Object.assign(model.member('db-0'), { ready: false, sql: undefined });
+    const actions = model.run();
+    assert.deepEqual(model.promotions, [{ term: 2, pod: 'db-2' }]);
+    assert.equal(model.record.primary, 'db-2');
+    assert.equal(model.record.term, 2);
+    assert.equal(model.member('db-2').roleLabel, 'primary');
+    assert.equal(model.member('db-0').roleLabel, 'replica', 'the old primary rejoined as a replica');
+    assert.ok(model.clock - now.getTime() >= 5000, 'the failover waited out the delay');
+    assert.deepEqual(
+      actions.map((a) => a.kind).filter((k) => k !== 'wait'),
+      [
+        'mark-unavailable',
+        'elect',
+        'publish',
+        'fence',
+        'promote',
+        'complete-handover',
+        'label',
+        'steady',
+        'steady',
+        'label',
+        'steady',
+      ],
+    );
+  });
+
+  it('replaying any prefix after a kill reaches the same end with a single promotion', () => {
+    const reference = new Model();
+    Object.assign(reference.member('db-0'), { pod: 'terminating', ready: false, sql: undefined });
+    const steps = reference.run().length;
+    for (let kill = 1; kill < steps; kill++) {
+      const model = new Model();
+      Object.assign(model.member('db-0'), { pod: 'terminating', ready: false, sql: undefined });
+      for (let i = 0; i < kill; i++) {
+        const action = planReplication(model.observe()).next;
+        model.apply(action);
+        // The killed operator may have carried its last action out without recording that it did: do it again.
+        if (i === kill - 1 && action.kind !== 'elect' && action.kind !== 'wait') model.apply(action);
+      }
+      model.run();
+      assert.deepEqual(model.promotions, [{ term: 2, pod: 'db-2' }], `killed after ${kill} actions`);
+      assert.equal(model.record.primary, 'db-2');
+      // What the killed leader had planned for term 1 can no longer be carried out.
+      assert.equal(
+        stillCurrent({ kind: 'elect', term: 2, primary: 'db-1', reason: 'Failover' }, model.record),
+        false,
+      );
+    }
+  });
+
+  it('a switchover: the target gets every WAL byte of the old primary before its promotion', () => {
+    const model = new Model();
+    model.member('db-0').sql = { inRecovery: false, lsn: 900n, streaming: false };
+    model.switchoverTo = 'db-1';
+    model.run();
+    assert.deepEqual(model.promotions, [{ term: 2, pod: 'db-1' }]);
+    assert.equal(model.member('db-1').sql?.lsn, 900n);
+    assert.equal(model.member('db-0').roleLabel, 'replica');
+  });
+});
