@@ -126,6 +126,7 @@ export const EVENT_REASONS = {
   upgradeStep: 'UpgradeStep',
   upgradeCompleted: 'UpgradeCompleted',
   upgradeFailed: 'UpgradeFailed',
+  downgradeRefused: 'DowngradeRefused',
   finalBackupRetry: 'FinalBackupRetry',
   ...REPLICATION_EVENT_REASONS,
 } as const;

@@ -62,6 +62,8 @@ export const ANNOTATIONS = {
   restore: `${GROUP}/restore`,
   /** On the StatefulSet: the PostgreSQL major version of the files on its data volume (changed by an upgrade only). */
   dataMajor: `${GROUP}/data-major`,
+  /** On the StatefulSet: the major a major upgrade converts its data files to, from stop to Done or rollback. */
+  upgradingTo: `${GROUP}/upgrading-to`,
   /** On a version Job: the image whose server it asked. */
   image: `${GROUP}/image`,
   /** On the major upgrade's Jobs and backup: the major and image the upgrade started from. */

@@ -1,7 +1,7 @@
 // The major upgrade in the reconcile: builds the observation plan.ts decides on (the backup, the StatefulSet and its
 // pod, the upgrade's Jobs, the version Job of the new image), carries out the one action it returns, and hands the
 // StatefulSet it wants to the workload step. Runs only while an upgrade is due or under way.
-import type { V1Job, V1Pod } from '@kubernetes/client-node';
+import type { V1Job, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
 import { ANNOTATIONS, EVENT_REASONS, majorVersion, REASONS, SAMPLEDB_CONDITIONS } from '../../api/index.ts';
 import type { ConditionInput } from '../../runtime/index.ts';
 import { JOBS, PODS, SAMPLEDB_BACKUPS, STATEFULSETS } from '../resources.ts';
@@ -15,7 +15,7 @@ import {
 } from '../upgrade/plan.ts';
 import { reportOf } from '../upgrade/version.ts';
 import { windowState } from '../upgrade/window.ts';
-import { templateImage, workloadVersion } from '../upgrade/workload.ts';
+import { templateImage, upgradingToOf, workloadVersion } from '../upgrade/workload.ts';
 import { runningImage, versionJob, versionJobName } from '../version-job.ts';
 import type { Step, StepContext } from './context.ts';
 
@@ -44,11 +44,35 @@ export function jobState(job: V1Job | undefined, pods: readonly V1Pod[]): JobSta
   return { state: 'running' };
 }
 
+/**
+ * The upgrade whose Job has touched the data files and that has not ended (the StatefulSet records its target until
+ * Done or rollback), whatever the spec asks now: an older server cannot run converted files, and a half-done upgrade
+ * is carried through to its end. From the upgrade Job, which carries where it started and runs the new image.
+ */
+export function upgradeUnderWay(
+  existing: V1StatefulSet | undefined,
+  jobOf: (toMajor: number) => V1Job | undefined,
+): UpgradeRoute | undefined {
+  const toMajor = upgradingToOf(existing);
+  if (toMajor === undefined) return undefined;
+  const job = jobOf(toMajor);
+  const annotations = job?.metadata?.annotations ?? {};
+  const fromImage = annotations[ANNOTATIONS.fromImage];
+  const toImage = job?.spec?.template.spec?.containers[0]?.image;
+  const fromMajor = Number.parseInt(annotations[ANNOTATIONS.fromMajor] ?? '', 10);
+  if (!fromImage || !toImage || Number.isNaN(fromMajor)) return undefined;
+  return { fromMajor, toMajor, fromImage, toImage };
+}
+
 /** The route of the upgrade due or under way, if any: from the Jobs once they exist, else from the hold. */
 function routeOf({ instance, view }: StepContext): UpgradeRoute | undefined {
   const { namespace, names, spec } = instance;
   const toMajor = majorVersion(spec.version);
   const existing = view.get(STATEFULSETS, namespace, names.statefulSet);
+  const underWay = upgradeUnderWay(existing, (major) =>
+    view.get(JOBS, namespace, upgradeJobName(instance.name, major, 'upgrade')),
+  );
+  if (underWay && underWay.toMajor !== toMajor) return underWay;
   const recorded = [
     view.get(JOBS, namespace, upgradeJobName(instance.name, toMajor, 'preflight')),
     view.get(SAMPLEDB_BACKUPS, namespace, preUpgradeBackupName(instance.name, toMajor)),
@@ -163,6 +187,28 @@ function condition(plan: UpgradePlan, route: UpgradeRoute, jobs: readonly string
   };
 }
 
+/** The Upgrading condition while an upgrade the spec no longer asks for is carried through. */
+function specOverridden(plan: UpgradePlan, route: UpgradeRoute, specMajor: number): ConditionInput {
+  const converting = `the upgrade Job has converted the data files to PostgreSQL ${route.toMajor}`;
+  if (specMajor < route.toMajor) {
+    return {
+      type: SAMPLEDB_CONDITIONS.upgrading,
+      status: plan.step === 'Done' ? 'False' : 'True',
+      reason: REASONS.downgradeRefused,
+      message:
+        `The spec asks for PostgreSQL ${specMajor}, but ${converting}: a ${specMajor} server cannot run them. ` +
+        `The upgrade from ${route.fromMajor} is carried through (step ${plan.step}) and the StatefulSet stays on ` +
+        `${route.toMajor}; set spec.version to ${route.toMajor}.`,
+    };
+  }
+  return {
+    type: SAMPLEDB_CONDITIONS.upgrading,
+    status: 'True',
+    reason: REASONS.majorUpgrade,
+    message: `The spec asks for PostgreSQL ${specMajor}, but ${converting}: that upgrade finishes first (step ${plan.step}), then ${specMajor} is due.`,
+  };
+}
+
 export const runMajorUpgrade: Step = {
   name: 'major-upgrade',
   writes: ['apply', 'create-once', 'event'],
@@ -179,6 +225,13 @@ export const runMajorUpgrade: Step = {
       ...(obs.verify ? [versionJobName(instance.name, route.toImage)] : []),
     ];
     const conditions = [condition(plan, route, jobs)];
+    // The spec moved away from an upgrade that has already touched the files: carried through, and said so.
+    const specMajor = majorVersion(instance.spec.version);
+    const overridden =
+      specMajor !== route.toMajor && plan.step !== 'RollingBack' && plan.step !== 'Failed'
+        ? specOverridden(plan, route, specMajor)
+        : undefined;
+    if (overridden) conditions[0] = overridden;
     const observed = {
       majorUpgrade: {
         plan,
@@ -240,6 +293,12 @@ export const runMajorUpgrade: Step = {
       }
       default:
         break;
+    }
+    const previousReason = instance.object.status?.conditions?.find(
+      (c) => c.type === SAMPLEDB_CONDITIONS.upgrading,
+    )?.reason;
+    if (overridden && overridden.reason !== previousReason) {
+      await event('Warning', EVENT_REASONS.downgradeRefused, overridden.message);
     }
     const previousStep = instance.object.status?.upgrade?.step;
     if (plan.step !== previousStep && (plan.step === 'Failed' || plan.step === 'Done')) {

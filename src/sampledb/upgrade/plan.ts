@@ -64,6 +64,12 @@ export interface WorkloadDirective {
   replicas: 0 | 1;
   /** The major of the data files as the pod will use them. */
   dataMajor: number;
+  /**
+   * Set from the moment the files go offline until the upgrade is Done or rolled back: the major the files are being
+   * converted to. Recorded on the StatefulSet before any Job touches the files, so the reconcile keeps following this
+   * upgrade whatever the spec says later, and never starts an older server on converted files.
+   */
+  upgradingTo?: number;
 }
 
 export type UpgradeAction =
@@ -119,7 +125,12 @@ export function planUpgrade(obs: UpgradeObservation, sampleDbName: string): Upgr
     failure?: string,
   ) => ({
     step,
-    workload,
+    // Settled: Done (new files, new server), or Failed with the old server up (old files). Before the files go
+    // offline (window, backup, a preflight that failed) nothing has touched them.
+    workload:
+      step === 'Done' || (workload.replicas === 1 && workload.dataMajor === obs.fromMajor)
+        ? workload
+        : { ...workload, upgradingTo: obs.toMajor },
     next,
     ...(failure ? { failure } : {}),
     ...(backup ? { backup } : {}),

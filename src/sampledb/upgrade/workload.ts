@@ -45,17 +45,30 @@ export function workloadVersion(
   return { image: current, dataMajor, held: { fromMajor: dataMajor, toMajor: specMajor, specImage } };
 }
 
-/** `sts` with the postgres container on `image` and the data major recorded. */
+/** The major an unfinished major upgrade converts the files to, as the StatefulSet records it. */
+export function upgradingToOf(existing: V1StatefulSet | undefined): number | undefined {
+  const recorded = Number.parseInt(existing?.metadata?.annotations?.[ANNOTATIONS.upgradingTo] ?? '', 10);
+  return Number.isNaN(recorded) ? undefined : recorded;
+}
+
+/** `sts` with the postgres container on `image`, the data major recorded, and the upgrade under way (if any). */
 export function withWorkloadVersion(
   sts: V1StatefulSet,
-  version: Pick<WorkloadVersion, 'image' | 'dataMajor'>,
+  version: Pick<WorkloadVersion, 'image' | 'dataMajor'> & { upgradingTo?: number },
 ) {
   const containers = sts.spec?.template?.spec?.containers ?? [];
   for (const container of containers)
     if (container.name === CONTAINERS.postgres) container.image = version.image;
+  const { [ANNOTATIONS.upgradingTo]: _previous, ...annotations } = sts.metadata?.annotations ?? {};
   sts.metadata = {
     ...sts.metadata,
-    annotations: { ...sts.metadata?.annotations, [ANNOTATIONS.dataMajor]: String(version.dataMajor) },
+    annotations: {
+      ...annotations,
+      [ANNOTATIONS.dataMajor]: String(version.dataMajor),
+      ...(version.upgradingTo === undefined
+        ? {}
+        : { [ANNOTATIONS.upgradingTo]: String(version.upgradingTo) }),
+    },
   };
   return sts;
 }

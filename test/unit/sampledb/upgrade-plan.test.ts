@@ -204,4 +204,40 @@ describe('planUpgrade', () => {
     assert.equal(planUpgrade(obs, 'orders').step, 'Starting');
     assert.equal(planUpgrade({ ...obs, now: new Date(obs.now.getTime() + 2) }, 'orders').step, 'RollingBack');
   });
+
+  it('records the target major on the StatefulSet from the stop until Done or the rollback, before any Job writes', () => {
+    for (const fail of [[], ['upgrade'], ['verify'], ['upgrade', 'rollback']] as const) {
+      const world = new World(fail);
+      let recorded = false;
+      for (let i = 0; i < 60; i++) {
+        const filesBefore = world.files;
+        const plan = world.tick();
+        if (
+          plan.next.kind === 'create-upgrade' ||
+          plan.next.kind === 'create-rollback' ||
+          filesBefore === 17
+        ) {
+          // The files are (or are about to be) converted: whatever the spec says, this upgrade is followed.
+          if (!(plan.step === 'Done' || (plan.step === 'Failed' && plan.workload.replicas === 1))) {
+            assert.equal(plan.workload.upgradingTo, 17, `${fail.join()}: ${plan.step} without the record`);
+          }
+        }
+        if (plan.workload.upgradingTo !== undefined) recorded = true;
+        if (plan.next.kind === 'none') {
+          const settledSafely = plan.step === 'Done' || plan.workload.replicas === 1;
+          assert.equal(
+            plan.workload.upgradingTo,
+            settledSafely ? undefined : 17,
+            `${fail.join()}: ${plan.step}`,
+          );
+          break;
+        }
+      }
+      assert.ok(recorded, fail.join());
+    }
+    // Before the files go offline nothing records an upgrade: setting the spec back then simply abandons it.
+    const waiting = planUpgrade(new World().obs, 'orders');
+    assert.equal(waiting.step, 'Backup');
+    assert.equal(waiting.workload.upgradingTo, undefined);
+  });
 });

@@ -223,4 +223,36 @@ describe('major upgrade through the reconcile (fake apiserver)', () => {
       assert.equal(cluster.db().status?.currentVersion, '17.2', `crash at write ${crashAt}`);
     }
   });
+
+  it('carries the upgrade through when spec.version is set back after the files were converted', async () => {
+    const cluster = await onFifteen();
+    // The window: the upgrade Job has swapped the 17 files in; no reconcile has seen it yet.
+    await cluster.settle(() => cluster.jobsRun.includes('orders-upgrade-17-upgrade'));
+    cluster.api.put(SAMPLEDBS, { ...cluster.db(), spec: { ...cluster.db().spec, version: '15' } });
+    const olderServerOnNewFiles = () => {
+      const pod = cluster.api.get(PODS, 'shop', 'orders-0') as V1Pod | undefined;
+      return pod?.spec?.containers[0]?.image === 'docker.io/library/postgres:15';
+    };
+    await cluster.settle((db) => {
+      assert.ok(!olderServerOnNewFiles(), 'PostgreSQL 15 started on the 17 files');
+      return db.status?.currentVersion === '17.2' && cluster.jobsRun.includes('orders-upgrade-17-cleanup');
+    });
+    // Settled: it stays on 17, refusing the spec with a reason, a message and an Event.
+    for (let i = 0; i < 3; i++) {
+      await cluster.reconcile();
+      await cluster.play();
+      assert.ok(!olderServerOnNewFiles(), 'PostgreSQL 15 started on the 17 files');
+    }
+    assert.equal(cluster.stsImage(), 'docker.io/library/postgres:17');
+    const condition = upgrading(cluster.db());
+    assert.equal(condition?.reason, 'DowngradeRefused');
+    assert.match(condition?.message ?? '', /spec asks for PostgreSQL 15/);
+    const refused = cluster.api.events.filter(
+      (e) => (e as { reason?: string }).reason === 'DowngradeRefused',
+    );
+    assert.equal(refused.length, 1);
+    const after = cluster.api.get(STATEFULSETS, 'shop', 'orders') as V1StatefulSet;
+    assert.equal(after.metadata?.annotations?.['sampledb.io/data-major'], '17');
+    assert.equal(after.metadata?.annotations?.['sampledb.io/upgrading-to'], undefined);
+  });
 });
