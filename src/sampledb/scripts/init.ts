@@ -53,12 +53,19 @@ wait_for_server
 # The owner's attributes are set explicitly: applications log in as it, so it is never a superuser, whatever a
 # pre-existing role of that name had.
 psql_run -d postgres -v owner="$SAMPLEDB_OWNER" -v database="$SAMPLEDB_DATABASE" <<'SQL'
+-- A failing statement that carries a password must not echo it: psql's terse errors leave out the statement
+-- excerpt (which reaches the termination message and so the status), and the server does not log it.
+\set VERBOSITY terse
+SET log_min_error_statement = panic;
 \set owner_password ${BT}printenv SAMPLEDB_OWNER_PASSWORD${BT}
 SELECT format('CREATE ROLE %I LOGIN', :'owner')
  WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_roles WHERE rolname = :'owner')
 \gexec
 SELECT format('ALTER ROLE %I WITH LOGIN NOSUPERUSER NOCREATEROLE NOREPLICATION NOBYPASSRLS PASSWORD %L', :'owner', :'owner_password')
 \gexec
+\unset owner_password
+\set VERBOSITY default
+RESET log_min_error_statement;
 SELECT format('CREATE DATABASE %I OWNER %I', :'database', :'owner')
  WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_database WHERE datname = :'database')
 \gexec

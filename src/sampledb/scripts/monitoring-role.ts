@@ -35,6 +35,10 @@ wait_for_server
 # The password comes from the environment into a psql variable, never onto a command line; %L quotes it.
 psql_run -d postgres -v role="$SAMPLEDB_MONITOR_ROLE" <<'SQL'
 SET client_min_messages = warning;
+-- A failing statement that carries a password must not echo it: psql's terse errors leave out the statement
+-- excerpt (which reaches the termination message and so the status), and the server does not log it.
+\set VERBOSITY terse
+SET log_min_error_statement = panic;
 \set monitor_password ${BT}printenv SAMPLEDB_MONITOR_PASSWORD${BT}
 SELECT format('CREATE ROLE %I LOGIN', :'role')
  WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_roles WHERE rolname = :'role')

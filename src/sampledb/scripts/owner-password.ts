@@ -49,6 +49,10 @@ wait_for_server
 # attributes are set again, so the owner never is a superuser whatever happened to the role.
 psql_run -d postgres -v owner="$SAMPLEDB_OWNER" <<'SQL'
 SET client_min_messages = warning;
+-- A failing statement that carries a password must not echo it: psql's terse errors leave out the statement
+-- excerpt (which reaches the termination message and so the status), and the server does not log it.
+\set VERBOSITY terse
+SET log_min_error_statement = panic;
 \set owner_password ${BT}printenv SAMPLEDB_OWNER_PASSWORD${BT}
 SELECT format('ALTER ROLE %I WITH LOGIN NOSUPERUSER NOCREATEROLE NOREPLICATION NOBYPASSRLS PASSWORD %L', :'owner', :'owner_password')
 \gexec

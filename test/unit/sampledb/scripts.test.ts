@@ -57,6 +57,25 @@ describe('data-path scripts', () => {
     assert.match(INIT_SCRIPT, /format\('CREATE DATABASE %I OWNER %I'/);
     assert.match(INIT_SCRIPT, /PASSWORD %L/);
   });
+
+  it('set a password only with the statement kept out of error output and the server log', () => {
+    const scripts = { INIT_SCRIPT, MONITORING_ROLE_SCRIPT, OWNER_PASSWORD_SCRIPT };
+    for (const [name, script] of Object.entries(scripts)) {
+      const passwordAt = script.indexOf('PASSWORD %L');
+      assert.ok(passwordAt > 0, name);
+      const before = script.slice(0, passwordAt);
+      assert.match(
+        before,
+        /\\set VERBOSITY terse\n/,
+        `${name}: psql's terse errors carry no statement excerpt`,
+      );
+      assert.match(
+        before,
+        /SET log_min_error_statement = panic;/,
+        `${name}: the server logs no failing statement`,
+      );
+    }
+  });
 });
 
 describe('parseBackupResult', () => {
