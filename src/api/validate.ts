@@ -5,6 +5,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { SampleDbSchema } from './sampledb.ts';
 import { SampleDbBackupSchema } from './sampledb-backup.ts';
+import { SampleDbRestoreSchema } from './sampledb-restore.ts';
 import { rulesOf } from './schema-kit.ts';
 
 /** One problem with one field. `field` is a dotted path such as `spec.storage.size`. */
@@ -138,3 +139,4 @@ export function createValidator(schema: TSchema): Validator {
 
 export const sampleDbValidator: Validator = createValidator(SampleDbSchema);
 export const sampleDbBackupValidator: Validator = createValidator(SampleDbBackupSchema);
+export const sampleDbRestoreValidator: Validator = createValidator(SampleDbRestoreSchema);

@@ -176,9 +176,11 @@ function sameFieldSet(
   }
   if (isObject(desired)) {
     const keys = Object.keys(desired).filter((k) => desired[k] !== undefined);
-    // An atomic map (or a struct owned whole) has no children recorded; a non-empty desired map then is owned whole.
-    if (children.length === 0) return true;
     const cachedMap = isObject(cached) ? cached : {};
+    // An atomic map (or a struct owned whole, e.g. a Service's selector) has no children recorded: the apply
+    // replaces it whole, so a key the cache holds and the desired map does not (one we no longer want) would be
+    // removed. `covers` lets maps hold extra keys; here they must not.
+    if (children.length === 0) return Object.keys(cachedMap).every((key) => keys.includes(key));
     let recorded = 0;
     for (const key of keys) {
       const sub = fields[`f:${key}`];

@@ -1,7 +1,7 @@
 // The headless Service that gives the StatefulSet pod its stable DNS name, and the client Service that publishes
 // the database.
 import type { V1Service } from '@kubernetes/client-node';
-import { ANNOTATIONS, POSTGRES_PORT, POSTGRES_PORT_NAME } from '../api/index.ts';
+import { ANNOTATIONS, LABELS, POSTGRES_PORT, POSTGRES_PORT_NAME } from '../api/index.ts';
 import type { SampleDbInstance } from './instance.ts';
 import { childMeta } from './meta.ts';
 import { replicated, roleSelector } from './replication/objects.ts';
@@ -10,21 +10,25 @@ export function databaseSelector(instance: SampleDbInstance): Record<string, str
   return { ...instance.labels.database };
 }
 
+/** The component value no pod has: the client Service's selector while writes are stopped. */
+export const WRITES_STOPPED_COMPONENT = 'writes-stopped';
+
 /**
  * The client Service's selector. While a SampleDBRestore has stopped writes (the SampleDB's writes-stopped
- * annotation), it also asks for a label no pod has: the Service selects nothing and clients cannot connect, while the
- * Jobs still reach the pod through the headless Service.
+ * annotation), its component label asks for a value no pod has: the Service selects nothing and clients cannot
+ * connect, while the Jobs still reach the pod through the headless Service. The same keys either way: the selector
+ * is an atomic map, and the apply-skip compares values per key, so a key added and removed again would not be seen.
  */
 export function clientSelector(instance: SampleDbInstance): Record<string, string> {
   // With replicas, the client Service is the read-write one: it selects the elected primary only.
   const writable = replicated(instance) ? roleSelector(instance, 'primary') : databaseSelector(instance);
   const stopped = instance.object.metadata.annotations?.[ANNOTATIONS.writesStopped];
-  return stopped ? { ...writable, [ANNOTATIONS.writesStopped]: 'true' } : writable;
+  return stopped ? { ...writable, [LABELS.component]: WRITES_STOPPED_COMPONENT } : writable;
 }
 
 /** Whether a client Service selects no pod because writes are stopped. */
 export function serviceSelectsNothing(service: V1Service | undefined): boolean {
-  return service?.spec?.selector?.[ANNOTATIONS.writesStopped] === 'true';
+  return service?.spec?.selector?.[LABELS.component] === WRITES_STOPPED_COMPONENT;
 }
 
 export function headlessService(instance: SampleDbInstance): V1Service {

@@ -25,9 +25,10 @@ export const BUNDLE_DIR = 'bundle';
 /** OLM's channel naming convention: candidate (pre-release), fast, stable. */
 export const CHANNEL = 'candidate';
 /**
- * The OperatorHub capability level this operator honestly reaches (see docs/packaging.md): it installs and runs
- * (level 1); operand upgrades are not built yet (a major version bump only swaps the image), so level 2 "Seamless
- * Upgrades" is not reached, and levels are cumulative.
+ * The OperatorHub capability level this operator honestly claims (see docs/packaging.md): it installs and runs
+ * (level 1). Operand upgrades are built (minor rollouts, major upgrades through pg_upgrade Jobs) but the minor
+ * rollout is proven on the fake apiserver only, so level 2 "Seamless Upgrades" is not claimed yet; levels are
+ * cumulative.
  */
 export const CAPABILITY_LEVEL = 'Basic Install';
 const MIN_KUBE_VERSION = '1.30.0';
@@ -90,7 +91,7 @@ function installStrategy() {
 
 /**
  * Examples the console offers on "Create": dist/'s minimal SampleDB (the fuller example needs a ConfigMap and is
- * deletion-protected, neither a good first click) and an on-demand backup of it.
+ * deletion-protected, neither a good first click), an on-demand backup of it and an in-place restore of that backup.
  */
 function almExamples(): JsonObject[] {
   const minimal = new ExamplesChart(new App(), 'examples')
@@ -104,6 +105,12 @@ function almExamples(): JsonObject[] {
       kind: 'SampleDBBackup',
       metadata: { name: `${metadata.name}-manual` },
       spec: { sampleDB: { name: metadata.name } },
+    },
+    {
+      apiVersion: minimal.apiVersion as string,
+      kind: 'SampleDBRestore',
+      metadata: { name: `${metadata.name}-restore` },
+      spec: { sampleDB: { name: metadata.name }, backup: { name: `${metadata.name}-manual` } },
     },
   ];
 }
@@ -119,8 +126,10 @@ to delete protected databases (not part of this bundle: OLM bundles cannot carry
 \`spec.monitoring.exporter.enabled\` gets a postgres_exporter sidecar. The ServiceMonitor, PodMonitor and alerts
 (PrometheusRule) are not part of this bundle: apply \`dist/0003-sampledb-monitoring.k8s.yaml\`.
 
-**Not built yet:** major-version upgrades (a version bump swaps the image only), replicas and failover, failure drills,
-verified backups. The capability level is therefore *Basic Install*.
+**Also built, newer and partly proven** (see the README's limits): major-version upgrades through a pre-upgrade backup
+and \`pg_upgrade\` Jobs with rollback, replicas with an operator-elected primary and failover, verified backups, and
+in-place restore (\`SampleDBRestore\`). **Not built yet:** failure drills, \`spec.migrations\`. Minor upgrades are not yet
+proven on a real node, so the capability level claimed is *Basic Install*.
 
 **Install modes:** all namespaces, its own namespace, a single namespace or several: the operator watches the
 OperatorGroup's target namespaces, one watch per namespace.`;

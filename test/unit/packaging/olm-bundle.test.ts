@@ -4,7 +4,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
-import { sampleDbBackupValidator, sampleDbValidator } from '../../../src/api/index.ts';
+import {
+  sampleDbBackupValidator,
+  sampleDbRestoreValidator,
+  sampleDbValidator,
+} from '../../../src/api/index.ts';
 import { bundleFiles, CAPABILITY_LEVEL, CHANNEL } from '../../../src/packaging/olm/bundle.ts';
 import { crdObjects, type JsonObject, operatorObjects } from '../../../src/packaging/sources.ts';
 
@@ -132,9 +136,15 @@ describe('OLM bundle', () => {
 
   it('offers examples the API accepts', () => {
     const examples = JSON.parse(csv.metadata.annotations['alm-examples'] ?? '[]') as JsonObject[];
-    assert.deepEqual(examples.map((e) => e.kind).sort(), ['SampleDB', 'SampleDBBackup']);
+    const validators = {
+      SampleDB: sampleDbValidator,
+      SampleDBBackup: sampleDbBackupValidator,
+      SampleDBRestore: sampleDbRestoreValidator,
+    };
+    // One example per kind of the API: the OLM validators warn about a provided API without one.
+    assert.deepEqual(examples.map((e) => e.kind).sort(), Object.keys(validators).sort());
     for (const example of examples) {
-      const validator = example.kind === 'SampleDB' ? sampleDbValidator : sampleDbBackupValidator;
+      const validator = validators[example.kind as keyof typeof validators];
       assert.deepEqual(validator.validate(example), [], JSON.stringify(example));
     }
   });

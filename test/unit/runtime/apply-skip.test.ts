@@ -93,6 +93,12 @@ describe('applyNeed: skip an apply only when its result is already cached', () =
     assert.equal(applyNeed(desiredService(), drifted, manager), 'value-differs');
   });
 
+  it('applies when a key left an atomic map we own whole (a selector key no longer wanted)', () => {
+    // Applied before with a second selector key; the Service's selector is atomic, so fieldsV1 records it whole.
+    const cached = cachedService({ spec: { selector: { app: 'db', 'writes-stopped': 'true' } } });
+    assert.equal(applyNeed(desiredService(), cached, manager), 'ownership-differs');
+  });
+
   it('applies when the desired object gained a field, even if another manager already set that value', () => {
     const desired = desiredService();
     desired.metadata.labels = { app: 'db', tier: 'data' };
