@@ -73,18 +73,26 @@ export const reportVersion: Step = {
     const held = ctx.observed.heldMajor;
     if (held) {
       const refused = held.toMajor < held.fromMajor;
-      return {
-        observed,
-        conditions: [
-          upgrading(
-            'False',
-            refused ? REASONS.downgradeRefused : REASONS.majorUpgrade,
-            refused
-              ? `The spec asks for PostgreSQL ${held.toMajor}, below the ${held.fromMajor} of the data files: a server cannot run them. The StatefulSet stays on ${held.fromMajor}; set spec.version back to ${held.fromMajor}.`
-              : `The spec asks for PostgreSQL ${held.toMajor}; the data files are ${held.fromMajor}. This operator version does not run major upgrades yet: the StatefulSet stays on its ${held.fromMajor} image, untouched. Set spec.version back to ${held.fromMajor}, or restore a backup into a new SampleDB on ${held.toMajor}.`,
-          ),
-        ],
-      };
+      const condition = upgrading(
+        'False',
+        refused ? REASONS.downgradeRefused : REASONS.majorUpgrade,
+        refused
+          ? `The spec asks for PostgreSQL ${held.toMajor}, below the ${held.fromMajor} of the data files: a server cannot run them. The StatefulSet stays on ${held.fromMajor}; set spec.version back to ${held.fromMajor}.`
+          : `The spec asks for PostgreSQL ${held.toMajor}; the data files are ${held.fromMajor}. This operator version does not run major upgrades yet: the StatefulSet stays on its ${held.fromMajor} image, untouched. Set spec.version back to ${held.fromMajor}, or restore a backup into a new SampleDB on ${held.toMajor}.`,
+      );
+      const previousReason = instance.object.status?.conditions?.find(
+        (c) => c.type === SAMPLEDB_CONDITIONS.upgrading,
+      )?.reason;
+      if (refused && previousReason !== REASONS.downgradeRefused) {
+        await write.event({
+          regarding: instance.object,
+          type: 'Warning',
+          reason: EVENT_REASONS.downgradeRefused,
+          action: 'Refused',
+          note: condition.message,
+        });
+      }
+      return { observed, conditions: [condition] };
     }
     const inProgress = (reason: string, message: string) => ({
       observed: { ...observed, upgrading: true },

@@ -255,4 +255,20 @@ describe('major upgrade through the reconcile (fake apiserver)', () => {
     assert.equal(after.metadata?.annotations?.['sampledb.io/data-major'], '17');
     assert.equal(after.metadata?.annotations?.['sampledb.io/upgrading-to'], undefined);
   });
+
+  it('refuses a spec below the files after Done: the StatefulSet stays on 17, with a reason and one Event', async () => {
+    const cluster = await onFifteen();
+    await cluster.settle((db) => db.status?.upgrade?.step === 'Done' && db.status.phase === 'Ready');
+    cluster.api.put(SAMPLEDBS, { ...cluster.db(), spec: { ...cluster.db().spec, version: '15' } });
+    for (let i = 0; i < 3; i++) {
+      await cluster.reconcile();
+      await cluster.play();
+    }
+    assert.equal(cluster.stsImage(), 'docker.io/library/postgres:17');
+    assert.equal(upgrading(cluster.db())?.reason, 'DowngradeRefused');
+    const refused = cluster.api.events.filter(
+      (e) => (e as { reason?: string }).reason === 'DowngradeRefused',
+    );
+    assert.equal(refused.length, 1);
+  });
 });
