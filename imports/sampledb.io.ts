@@ -133,6 +133,13 @@ export interface SampleDbSpec {
   readonly instances?: number;
 
   /**
+   * SQL migrations applied in order, each once, as the owner, in its own transaction, after the database is initialized and after an upgrade completes. Append to add one; editing an applied one is refused (condition Migrated=False, reason MigrationChanged).
+   *
+   * @schema SampleDbSpec#migrations
+   */
+  readonly migrations?: SampleDbSpecMigrations[];
+
+  /**
    * Prometheus metrics of the database.
    *
    * @schema SampleDbSpec#monitoring
@@ -201,6 +208,7 @@ export function toJson_SampleDbSpec(obj: SampleDbSpec | undefined): Record<strin
     'deletion': toJson_SampleDbSpecDeletion(obj.deletion),
     'image': obj.image,
     'instances': obj.instances,
+    'migrations': obj.migrations?.map(y => toJson_SampleDbSpecMigrations(y)),
     'monitoring': toJson_SampleDbSpecMonitoring(obj.monitoring),
     'postgresql': toJson_SampleDbSpecPostgresql(obj.postgresql),
     'replication': toJson_SampleDbSpecReplication(obj.replication),
@@ -381,6 +389,42 @@ export function toJson_SampleDbSpecDeletion(obj: SampleDbSpecDeletion | undefine
   const result = {
     'policy': obj.policy,
     'protection': obj.protection,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * One migration: SQL applied once, as the owner, in one transaction.
+ *
+ * @schema SampleDbSpecMigrations
+ */
+export interface SampleDbSpecMigrations {
+  /**
+   * Where the SQL is.
+   *
+   * @schema SampleDbSpecMigrations#configMap
+   */
+  readonly configMap: SampleDbSpecMigrationsConfigMap;
+
+  /**
+   * Identifies the migration in the record table, e.g. "0001-create-accounts". Once applied, its SQL may not change.
+   *
+   * @schema SampleDbSpecMigrations#name
+   */
+  readonly name: string;
+}
+
+/**
+ * Converts an object of type 'SampleDbSpecMigrations' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SampleDbSpecMigrations(obj: SampleDbSpecMigrations | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'configMap': toJson_SampleDbSpecMigrationsConfigMap(obj.configMap),
+    'name': obj.name,
   };
   // filter undefined values
   return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
@@ -844,6 +888,42 @@ export enum SampleDbSpecDeletionPolicy {
   /** Retain */
   RETAIN = "Retain",
 }
+
+/**
+ * Where the SQL is.
+ *
+ * @schema SampleDbSpecMigrationsConfigMap
+ */
+export interface SampleDbSpecMigrationsConfigMap {
+  /**
+   * The key holding the SQL, e.g. "0001.sql".
+   *
+   * @schema SampleDbSpecMigrationsConfigMap#key
+   */
+  readonly key: string;
+
+  /**
+   * A ConfigMap in the same namespace.
+   *
+   * @schema SampleDbSpecMigrationsConfigMap#name
+   */
+  readonly name: string;
+}
+
+/**
+ * Converts an object of type 'SampleDbSpecMigrationsConfigMap' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SampleDbSpecMigrationsConfigMap(obj: SampleDbSpecMigrationsConfigMap | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'key': obj.key,
+    'name': obj.name,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
 /**
  * The postgres_exporter sidecar.

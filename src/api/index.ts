@@ -8,6 +8,7 @@ export * from './endpoint.ts';
 export * from './formats.ts';
 export * from './identity.ts';
 export * from './kube-object.ts';
+export * from './migrations.ts';
 export * from './monitoring.ts';
 export * from './operator-settings.ts';
 export * from './permissions.ts';

@@ -32,6 +32,7 @@ import {
 } from './formats.ts';
 import type { API_VERSION, KINDS } from './identity.ts';
 import type { KubeObject, ObjectMeta } from './kube-object.ts';
+import { MigrationsSpecSchema, MigrationsStatusSchema } from './migrations.ts';
 import { MonitoringSchema } from './monitoring.ts';
 import { compareQuantities } from './quantity.ts';
 import {
@@ -574,6 +575,7 @@ export const SampleDbSpecSchema = withRules(
       deletion: Type.Optional(DeletionSchema),
       monitoring: Type.Optional(MonitoringSchema),
       upgrade: Type.Optional(UpgradeSpecSchema),
+      migrations: Type.Optional(MigrationsSpecSchema),
       instances: Type.Optional(InstancesSchema),
       replication: Type.Optional(ReplicationSchema),
     },
@@ -612,6 +614,7 @@ export const SampleDbStatusSchema = Type.Object(
       }),
     ),
     upgrade: Type.Optional(UpgradeStatusSchema),
+    migrations: Type.Optional(MigrationsStatusSchema),
     endpoint: Type.Optional(Type.String({ description: 'host:port of the client Service.' })),
     lastBackup: Type.Optional(
       Type.Object(

@@ -23,6 +23,7 @@ import { ensureCredentials } from './steps/credentials.ts';
 import { ensureFinalizer } from './steps/finalizer.ts';
 import { ensureInitJob } from './steps/init-job.ts';
 import { runMajorUpgrade } from './steps/major-upgrade.ts';
+import { applyMigrations } from './steps/migrations.ts';
 import { ensureMonitoring } from './steps/monitoring.ts';
 import { publishConnection } from './steps/publish.ts';
 import { reconcileReplication } from './steps/replication.ts';
@@ -51,6 +52,8 @@ export const LIVE_STEPS: readonly Step[] = [
   growStorage,
   ensureInitJob,
   reportVersion,
+  // After the version step: migrations run once the server reports its version and no upgrade runs.
+  applyMigrations,
   publishConnection,
   // Last: it needs the full observation to know the database is Ready.
   scheduleBackups,

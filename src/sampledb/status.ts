@@ -60,6 +60,8 @@ export interface ObservedChildren {
   };
   /** A version change (minor rollout or major upgrade) is running: the phase is Upgrading. */
   upgrading?: boolean;
+  /** status.migrations as the migrations step recorded it (steps/migrations.ts). */
+  migrations?: readonly { name: string; checksum: string; appliedAt?: string }[];
   /** Problems with the spec found by the validator (objects that slipped past admission). */
   specErrors?: readonly FieldError[];
 }
@@ -345,5 +347,6 @@ export function sampleDbStatus(
       : {}),
     ...(observed.bindingSecret ? { binding: { name: instance.names.bindingSecret } } : {}),
     ...(observed.majorUpgrade ? { upgrade: upgradeStatus(observed.majorUpgrade) } : {}),
+    ...(observed.migrations ? { migrations: [...observed.migrations] } : {}),
   };
 }

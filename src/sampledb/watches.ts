@@ -32,7 +32,11 @@ type Backups = Stored<SampleDbBackupObject>;
 export const SAMPLEDB_STORE: StoreOptions<SampleDbs> = {
   indexers: {
     [INDEXES.credentialsSecret]: (db) => key(db.metadata.namespace, credentialsSecretOf(db)),
-    [INDEXES.initSqlConfigMap]: (db) => key(db.metadata.namespace, db.spec.bootstrap?.initSQL?.name),
+    // The init SQL's ConfigMap and the migrations' (a new or edited key is a reason to reconcile).
+    [INDEXES.initSqlConfigMap]: (db) => [
+      ...key(db.metadata.namespace, db.spec.bootstrap?.initSQL?.name),
+      ...(db.spec.migrations ?? []).flatMap((m) => key(db.metadata.namespace, m.configMap.name)),
+    ],
     [INDEXES.restoreSource]: (db) => key(db.metadata.namespace, db.spec.bootstrap?.fromBackup?.name),
   },
 };

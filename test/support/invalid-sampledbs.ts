@@ -268,6 +268,20 @@ export const FIELD_CASES: readonly FieldCases[] = [
     accept: ['1', '5', '600'],
     refuse: { '0': 'schema', '601': 'schema' },
   },
+  {
+    label: 'migration names (comma-separated; "N*" is N distinct names)',
+    field: 'spec.migrations',
+    spec: (value) => {
+      const names = value.endsWith('*')
+        ? Array.from({ length: Number(value.slice(0, -1)) }, (_, i) => `m${i}`)
+        : value.split(',');
+      return spec({
+        migrations: names.map((name) => ({ name, configMap: { name: 'sql', key: `${name}.sql` } })),
+      });
+    },
+    accept: ['0001', '0001,0002', '0002,0001,0003', '64*'],
+    refuse: { '0001,0001': 'cel', '0001,0002,0001': 'cel', '65*': 'schema' },
+  },
 ];
 
 /** The accepted values of {@link FIELD_CASES} as whole SampleDB specs. */
