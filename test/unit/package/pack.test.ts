@@ -12,6 +12,7 @@ import { generatedFiles } from '../../../src/packaging/index.ts';
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const packageJson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
   exports: Record<string, string | { types: string; default: string }>;
+  bin: Record<string, string>;
 };
 
 function packedFiles(): string[] {
@@ -50,6 +51,8 @@ function reachableFromExports(): Set<string> {
   for (const target of Object.values(packageJson.exports)) {
     if (typeof target !== 'string') visit(normalize(target.default));
   }
+  // The executables (kubectl-sampledb) are entry points too.
+  for (const target of Object.values(packageJson.bin)) visit(normalize(target));
   return seen;
 }
 
@@ -59,6 +62,14 @@ describe('npm package contents', () => {
       if (typeof target === 'string') continue;
       assert.ok(shipped.has(normalize(target.default)), `${entry}: ${target.default}`);
       assert.ok(shipped.has(normalize(target.types)), `${entry}: ${target.types}`);
+    }
+    for (const [bin, target] of Object.entries(packageJson.bin)) {
+      assert.ok(shipped.has(normalize(target)), `bin ${bin}: ${target}`);
+      assert.match(
+        readFileSync(join(root, target), 'utf8'),
+        /^#!\/usr\/bin\/env node\n/,
+        `bin ${bin} starts with a shebang`,
+      );
     }
     for (const file of [
       'package.json',
