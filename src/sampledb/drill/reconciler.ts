@@ -6,6 +6,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { API_VERSION, EVENT_REASONS, KINDS, type SampleDbDrillStatus } from '../../api/index.ts';
 import {
   describeError,
+  isStatus,
   type ReconcileContext,
   type ReconcileRequest,
   type ReconcileResult,
@@ -92,7 +93,7 @@ export class SampleDbDrillReconciler implements Reconciler {
             .delete(PODS, { namespace: ns, name: target.name }, { preconditions: { uid: target.uid } })
             .catch((err: unknown) => {
               // A uid precondition that no longer holds is a pod already gone and re-created: the fault happened.
-              if (!(err instanceof Error && /409|Conflict|precondition/i.test(err.message))) throw err;
+              if (!isStatus(err, 409)) throw err;
             });
         else if (this.#deps.operator.namespace)
           await write.delete(PODS, { namespace: this.#deps.operator.namespace, name: target.identity });
