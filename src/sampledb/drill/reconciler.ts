@@ -97,7 +97,8 @@ export class SampleDbDrillReconciler implements Reconciler {
             });
         else if (this.#deps.operator.namespace)
           await write.delete(PODS, { namespace: this.#deps.operator.namespace, name: target.identity });
-        return { requeueAfter: 200 };
+        // The pod's deletion is watched; the operator's own pod stops this process (a second request is harmless).
+        return { requeueAfter: target.kind === 'pod' ? 200 : 2_000 };
       }
       case 'create-probe':
         if (instance) await write.createOnce(JOBS, drillJob(instance, drill, action.current.run, 'probe'));
