@@ -5,8 +5,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { API_VERSION, EVENT_REASONS, KINDS, type SampleDbDrillStatus } from '../../api/index.ts';
 import {
+  ConflictError,
   describeError,
-  isStatus,
   type ReconcileContext,
   type ReconcileRequest,
   type ReconcileResult,
@@ -93,7 +93,7 @@ export class SampleDbDrillReconciler implements Reconciler {
             .delete(PODS, { namespace: ns, name: target.name }, { preconditions: { uid: target.uid } })
             .catch((err: unknown) => {
               // A uid precondition that no longer holds is a pod already gone and re-created: the fault happened.
-              if (!isStatus(err, 409)) throw err;
+              if (!(err instanceof ConflictError)) throw err;
             });
         else if (this.#deps.operator.namespace)
           await write.delete(PODS, { namespace: this.#deps.operator.namespace, name: target.identity });
