@@ -138,9 +138,15 @@ export class SampleDbDrillReconciler implements Reconciler {
               : EVENT_REASONS.drillFailed,
           `${drill.spec.kind} run ${run.run}: ${run.reason}: ${run.message}`.slice(0, 1024),
         );
-        // The Jobs' results are in status.runs now; their pods would only pile up with every scheduled run.
+        // The Jobs' results are in status.runs now; their pods would only pile up with every scheduled run. As for
+        // backups, the TTL controller removes them (ttlSecondsAfterFinished 0): no delete right on Jobs needed.
         for (const name of [canaryJobName(req.name, run.run), probeJobName(req.name, run.run)])
-          await write.delete(JOBS, { namespace: ns, name }, { propagationPolicy: 'Background' });
+          await write.patch(
+            JOBS,
+            { namespace: ns, name },
+            { spec: { ttlSecondsAfterFinished: 0 } },
+            { ifMissing: 'skip' },
+          );
         break;
       }
       case 'wait':

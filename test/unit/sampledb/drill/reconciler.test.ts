@@ -133,7 +133,7 @@ async function drive(api: FakeApiserver): Promise<{ drill: SampleDbDrillObject; 
 }
 
 describe('drill controller on the fake apiserver', () => {
-  it('runs kill-primary end to end: canary, the primary deleted by uid, probe, measured, Jobs removed', async () => {
+  it('runs kill-primary end to end: canary, the primary deleted by uid, probe, measured, Jobs expired', async () => {
     const api = world();
     const { drill } = await drive(api);
     const run = drill.status?.runs?.[0];
@@ -146,7 +146,11 @@ describe('drill controller on the fake apiserver', () => {
     assert.equal(run?.replicationSeconds, 0.3);
     assert.equal(drill.status?.phase, 'Succeeded');
     assert.equal(api.get(PODS, 'shop', 'orders-0')?.metadata.uid, 'recreated-0');
-    assert.deepEqual(api.list(JOBS), [], 'the run’s Jobs are removed once their results are in the status');
+    assert.deepEqual(
+      api.list(JOBS).map((j) => (j as V1Job).spec?.ttlSecondsAfterFinished),
+      [0, 0],
+      'the run’s Jobs are handed to the TTL controller once their results are in the status',
+    );
     const reasons = api.events.map((e) => (e as { reason?: string }).reason);
     for (const r of ['DrillStarted', 'DrillFaultInjected', 'DrillFaultDetected', 'DrillSucceeded'])
       assert.ok(reasons.includes(r), `${r} in ${reasons.join(', ')}`);
