@@ -70,7 +70,7 @@ export class Client {
 
   /** Cached read (no API call); undefined when absent or not watched. */
   get<T extends Writable>(rt: ResourceType<T>, ref: ObjectRef): Stored<T> | undefined {
-    return this.#cache?.storeFor<Stored<T>>(rt)?.get(ref);
+    return this.#cache?.get<Stored<T>>(rt, ref);
   }
 
   list<T extends Writable>(rt: ResourceType<T>): Stored<T>[] {

@@ -12,7 +12,7 @@ import {
 } from '../runtime/index.ts';
 import { DELETION_WRITES, runDeletion } from './deletion/step.ts';
 import { resolveInstance } from './instance.ts';
-import { SAMPLEDBS } from './resources.ts';
+import { CONFIGMAPS, SAMPLEDBS, SECRETS } from './resources.ts';
 import { reportBackupHealth } from './steps/backup-health.ts';
 import { enforceRetention } from './steps/backup-retention.ts';
 import { scheduleBackups } from './steps/backup-schedule.ts';
@@ -33,6 +33,7 @@ import { validateSpec } from './steps/validate.ts';
 import { reportVersion } from './steps/version.ts';
 import { applyStatefulSet } from './steps/workload.ts';
 import { writeStatus } from './steps/write-status.ts';
+import { referencedObjects } from './watches.ts';
 import { Writer } from './writer.ts';
 
 /** The order matters: each step may rely on what the ones before it created or observed. */
@@ -61,6 +62,9 @@ export const LIVE_STEPS: readonly Step[] = [
   reportBackupHealth,
 ];
 
+/** How soon to look again while a referenced object's by-name watch has not listed yet. */
+const REFERENCE_WAIT_MS = 200;
+
 const requeue = (ms: number | undefined): ReconcileResult =>
   ms !== undefined ? { requeueAfter: ms } : undefined;
 
@@ -78,6 +82,14 @@ export class SampleDbReconciler implements Reconciler {
     const { view } = this.#deps;
     const db = view.get(SAMPLEDBS, req.namespace, req.name);
     if (!db) return undefined;
+    // A user object the spec just named is watched by name from now on: until that watch has listed, "not found"
+    // would be a guess (and a wrong status). Its first list takes milliseconds.
+    const { secrets, configMaps } = referencedObjects(db);
+    const unknown = [
+      ...secrets.filter((r) => !view.knows(SECRETS, r.namespace, r.name)),
+      ...configMaps.filter((r) => !view.knows(CONFIGMAPS, r.namespace, r.name)),
+    ];
+    if (unknown.length > 0) return { requeueAfter: REFERENCE_WAIT_MS };
     const instance = resolveInstance(db, this.#deps.defaults);
     const write = new Writer(this.#deps.client);
     const ctx: StepBase & SampleDbSubject & { write: Writer } = {
