@@ -68,6 +68,11 @@ export class Client {
     this.#now = opts.now ?? (() => new Date());
   }
 
+  /** Throws WriteFencedError when this replica may no longer write (KubeHttp.assertMayWrite): for non-API writes. */
+  assertMayWrite(what: string): void {
+    this.#http.assertMayWrite(what);
+  }
+
   /** Cached read (no API call); undefined when absent or not watched. */
   get<T extends Writable>(rt: ResourceType<T>, ref: ObjectRef): Stored<T> | undefined {
     return this.#cache?.get<Stored<T>>(rt, ref);

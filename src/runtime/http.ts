@@ -152,6 +152,15 @@ export class KubeHttp {
     this.#fence = fence;
   }
 
+  /**
+   * Throws WriteFencedError while the fence is closed: for a write that does not go through this client (a SQL
+   * statement the operator sends a database), checked right before it is sent.
+   */
+  assertMayWrite(what: string): void {
+    const fenced = this.#fence?.();
+    if (fenced !== undefined) throw new WriteFencedError('SQL', what, fenced);
+  }
+
   async request<T>(method: HttpMethod, path: string, opts: RequestOptions = {}): Promise<T> {
     const timeout = AbortSignal.timeout(opts.timeoutMs ?? this.#requestTimeoutMs);
     const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;

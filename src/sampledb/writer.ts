@@ -121,6 +121,14 @@ export class Writer {
     return this.#client.event(input);
   }
 
+  /**
+   * For a write to a database rather than the apiserver (pg_promote): throws while this replica may no longer write
+   * (its lease may have passed to another), as every API write would.
+   */
+  assertMayWrite(what: string): void {
+    this.#client.assertMayWrite(what);
+  }
+
   #check(mode: WriteMode): void {
     if (!this.#allowed.has(mode))
       throw new Error(
