@@ -91,7 +91,8 @@ export class SampleDbReconciler implements Reconciler {
     ];
     if (unknown.length > 0) return { requeueAfter: REFERENCE_WAIT_MS };
     const instance = resolveInstance(db, this.#deps.defaults);
-    const write = new Writer(this.#deps.client);
+    // Every child a step creates is announced on the SampleDB (a Normal Created Event).
+    const write = new Writer(this.#deps.client, undefined, { announceCreatedOn: db });
     const ctx: StepBase & SampleDbSubject & { write: Writer } = {
       instance,
       view,
@@ -101,11 +102,16 @@ export class SampleDbReconciler implements Reconciler {
       now: this.#deps.now ?? (() => new Date()),
     };
     const status = (run: Pick<StepsRun<Observation>, 'observed' | 'conditions' | 'overrides'>) =>
-      writeStatus(instance, run, view, write.only(['status']), ctx.now());
+      writeStatus(instance, run, view, write.only(['status', 'event']), ctx.now());
 
     if (db.metadata.deletionTimestamp) {
       if (!db.metadata.finalizers?.includes(FINALIZER)) return undefined;
-      const deletion = await runDeletion({ ...ctx, write: write.only(DELETION_WRITES), observed: {} });
+      // The deletion reports its own steps (deletion/execute.ts); what it creates (a final backup) is one of them.
+      const deletion = await runDeletion({
+        ...ctx,
+        write: new Writer(this.#deps.client, DELETION_WRITES),
+        observed: {},
+      });
       if (deletion.removed || rc.signal.aborted) return undefined;
       await status({ observed: {}, conditions: deletion.outcome.conditions ?? [], overrides: [] });
       return requeue(deletion.outcome.requeueAfterMs);

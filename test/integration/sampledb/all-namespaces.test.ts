@@ -112,6 +112,14 @@ describe('all namespaces: Secrets and ConfigMaps by label, the referenced ones b
       { timeoutMs: 120_000, intervalMs: 500, failFast },
     );
     assert.equal(await bindingPassword(), 'first-password-0123456789');
+    // What a user sees in `kubectl get events`: the children created and the SampleDB becoming Ready.
+    const events = JSON.parse(await kubectl(['get', 'events.events.k8s.io', '-n', 'apps', '-o', 'json']))
+      .items as Array<{ reason?: string; note?: string; regarding?: { kind?: string; name?: string } }>;
+    const onDb = events.filter((e) => e.regarding?.kind === 'SampleDB' && e.regarding.name === 'db');
+    const notes = onDb.map((e) => `${e.reason}: ${e.note}`);
+    assert.ok(notes.includes('Created: Created StatefulSet db'), notes.join('\n'));
+    assert.ok(notes.includes('Created: Created Secret db-binding'), notes.join('\n'));
+    assert.equal(onDb.filter((e) => e.reason === 'Ready').length, 1, notes.join('\n'));
 
     await apply([secret('apps', 'app-creds', { username: 'app', password: 'second-password-0123456789' })]);
     await pollUntil(
@@ -119,6 +127,105 @@ describe('all namespaces: Secrets and ConfigMaps by label, the referenced ones b
       async () => ((await bindingPassword()) === 'second-password-0123456789' ? true : undefined),
       { timeoutMs: 60_000, intervalMs: 500, failFast },
     );
+  });
+
+  it('a child the apiserver refuses (422): Failed with the apiserver message, an Event, and retries backing off', async () => {
+    // An admission policy of the cluster's (not the operator's CRD) refuses StatefulSets in one namespace with
+    // reason Invalid: the 422 the SampleDB's own admission cannot foresee.
+    const message = 'StatefulSets are refused in this namespace (test policy)';
+    await kubectl(['create', 'namespace', 'refusing']);
+    await kubectl(['label', 'namespace', 'refusing', 'sampledb-test/refuse=statefulsets']);
+    await apply([
+      {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingAdmissionPolicy',
+        metadata: { name: 'refuse-statefulsets' },
+        spec: {
+          failurePolicy: 'Fail',
+          matchConstraints: {
+            resourceRules: [
+              {
+                apiGroups: ['apps'],
+                apiVersions: ['v1'],
+                operations: ['CREATE', 'UPDATE'],
+                resources: ['statefulsets'],
+              },
+            ],
+          },
+          validations: [{ expression: 'false', message, reason: 'Invalid' }],
+        },
+      },
+      {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingAdmissionPolicyBinding',
+        metadata: { name: 'refuse-statefulsets' },
+        spec: {
+          policyName: 'refuse-statefulsets',
+          validationActions: ['Deny'],
+          matchResources: { namespaceSelector: { matchLabels: { 'sampledb-test/refuse': 'statefulsets' } } },
+        },
+      },
+    ]);
+    // The policy takes effect once the apiserver's policy informer has it: wait until a dry run is refused.
+    const probe = JSON.stringify({
+      apiVersion: 'apps/v1',
+      kind: 'StatefulSet',
+      metadata: { name: 'probe', namespace: 'refusing' },
+      spec: {
+        selector: { matchLabels: { a: 'b' } },
+        template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'x' }] } },
+      },
+    });
+    await pollUntil(
+      'the policy refuses StatefulSets',
+      async () => {
+        const result = await plane.kubectl(['create', '--dry-run=server', '-f', '-'], { input: probe });
+        return result.code !== 0 && result.stderr.includes(message) ? true : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 250 },
+    );
+    await apply([
+      {
+        apiVersion: 'sampledb.io/v1alpha1',
+        kind: 'SampleDB',
+        metadata: { name: 'db', namespace: 'refusing' },
+        spec: { version: '16', storage: { size: '1Gi' }, deletion: { policy: 'Delete' } },
+      },
+    ]);
+    const failFast = () => (operator?.running ? undefined : operator?.tail());
+    const ready = await pollUntil(
+      'the SampleDB Failed with the refusal',
+      async () => {
+        const db = JSON.parse(await kubectl(['get', 'sdb', 'db', '-n', 'refusing', '-o', 'json']));
+        const condition = db.status?.conditions?.find((c: { type: string }) => c.type === 'Ready');
+        return db.status?.phase === 'Failed' && condition?.reason === 'ChildRejected' ? condition : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 500, failFast },
+    );
+    assert.ok(ready.message.includes(message), ready.message);
+    const events = JSON.parse(await kubectl(['get', 'events.events.k8s.io', '-n', 'refusing', '-o', 'json']))
+      .items as Array<{
+      reason?: string;
+      type?: string;
+      note?: string;
+      regarding?: { kind?: string; name?: string };
+    }>;
+    const rejected = events.filter((e) => e.reason === 'ChildRejected' && e.regarding?.kind === 'SampleDB');
+    assert.equal(rejected.length, 1, 'one Event (repeats bump its series)');
+    assert.equal(rejected[0]?.type, 'Warning');
+    assert.ok(rejected[0]?.note?.includes(message));
+    // Each retry waits longer than the one before.
+    const delays = await pollUntil(
+      'three failed reconciles',
+      async () => {
+        const found = (operator?.logs() ?? [])
+          .filter((l) => l.msg === 'reconcile failed' && l.namespace === 'refusing' && l.name === 'db')
+          .map((l) => Number(l.retryInMs));
+        return found.length >= 3 ? found : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 250, failFast },
+    );
+    assert.ok(delays[1]! > delays[0]! && delays[2]! > delays[1]!, `retry delays ${delays.join(', ')}`);
   });
 
   it('the audit log: cluster-wide Secret/ConfigMap list and watch only with the label selector, others by name', async () => {
