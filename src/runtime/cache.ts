@@ -160,6 +160,27 @@ export class InformerCache {
     return entry.informer.store.get(ref) !== undefined || (entry.named.get(keyOf(ref))?.synced ?? false);
   }
 
+  /**
+   * Where the cache keeps `obj` (read-your-writes): the informer's store if it selects the object, else the store of
+   * the object's by-name watch, else nowhere (a watch that would never announce it must not be handed a copy to
+   * keep forever). A deleted ref (no labels known) goes where it is cached now.
+   */
+  storeForWrite<T extends KubeObject>(rt: ResourceType, obj: KubeObject): Store<T> | undefined {
+    const entry = this.#entries.get(resourceId(rt));
+    if (!entry) return undefined;
+    const key = keyOf({ namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '' });
+    const named = entry.named.get(key)?.store;
+    const selected =
+      !entry.labelSelector ||
+      (obj.metadata.labels
+        ? selects(entry.labelSelector, obj.metadata.labels)
+        : entry.informer.store.get({
+            namespace: obj.metadata.namespace ?? '',
+            name: obj.metadata.name ?? '',
+          }) !== undefined);
+    return (selected ? entry.informer.store : named) as Store<T> | undefined;
+  }
+
   /** A cached object: from the informer's store, else from its by-name watch. */
   get<T extends KubeObject>(rt: ResourceType, ref: ObjectRef): T | undefined {
     const entry = this.#entries.get(resourceId(rt));
@@ -207,6 +228,14 @@ export class InformerCache {
   unsynced(): string[] {
     return this.#watchers.filter((w) => !w.synced).map((w) => resourceId(w.resource));
   }
+}
+
+/** Whether `labels` satisfy an equality selector (`k=v,k2=v2`, the only form the informers here use). */
+function selects(selector: string, labels: Readonly<Record<string, string>>): boolean {
+  return selector
+    .split(',')
+    .map((term) => term.split('='))
+    .every(([key, value]) => key !== undefined && labels[key.trim()] === value?.trim());
 }
 
 function resourceId(rt: ResourceType): string {

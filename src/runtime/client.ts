@@ -191,7 +191,7 @@ export class Client {
   async delete(rt: ResourceType, ref: ObjectRef, opts: DeleteOptions = {}): Promise<boolean> {
     try {
       const response = (await this.#http.delete(rt, ref, opts)) as Partial<KubeObject> | undefined;
-      const store = this.#cache?.storeFor(rt);
+      const store = this.#cache?.storeForWrite(rt, { metadata: ref } as KubeObject);
       if (response?.metadata?.deletionTimestamp && response.metadata.finalizers?.length) {
         store?.applyOwnWrite(response as KubeObject);
       } else {
@@ -289,7 +289,7 @@ export class Client {
   }
 
   #remember<T extends KubeObject>(rt: ResourceType, written: T): T {
-    this.#cache?.storeFor<T>(rt)?.applyOwnWrite(written);
+    this.#cache?.storeForWrite<T>(rt, written)?.applyOwnWrite(written);
     return written;
   }
 

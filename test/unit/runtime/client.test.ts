@@ -38,6 +38,7 @@ function cacheWith(store: Store<KubeObject>): InformerCache {
   return {
     storeFor: () => store,
     get: (_rt: unknown, ref: ObjectRef) => store.get(ref),
+    storeForWrite: () => store,
   } as unknown as InformerCache;
 }
 
