@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Testing } from 'cdk8s';
 import { SampleDbOperator } from '../../../src/constructs/index.ts';
-import { ControlPlane, pollUntil, readAuditLog } from '../../../src/envtest/index.ts';
+import { accessesOf, accessKey, ControlPlane, pollUntil, readAuditLog } from '../../../src/envtest/index.ts';
 import { strictKubectl } from '../support/kubectl.ts';
 import { crdManifests } from '../support/manifests.ts';
 import { OperatorProcess } from '../support/operator.ts';
@@ -229,7 +229,16 @@ describe('all namespaces: Secrets and ConfigMaps by label, the referenced ones b
   });
 
   it('the audit log: cluster-wide Secret/ConfigMap list and watch only with the label selector, others by name', async () => {
-    const events = (await readAuditLog(plane.auditLogPath!)).filter(
+    const all = await readAuditLog(plane.auditLogPath!);
+    // Leader election ran under the synthesized Lease rules, and nothing the operator asked for was refused.
+    const accesses = accessesOf(all, SERVICE_ACCOUNT);
+    assert.ok(accesses.some((a) => a.resource === 'leases' && a.verb === 'update' && a.count > a.denied));
+    assert.deepEqual(
+      accesses.filter((a) => a.denied > 0).map(accessKey),
+      [],
+      'no request of the operator was refused',
+    );
+    const events = all.filter(
       (e) =>
         e.user.username === SERVICE_ACCOUNT &&
         ['secrets', 'configmaps'].includes(e.objectRef?.resource ?? '') &&
