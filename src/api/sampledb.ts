@@ -50,7 +50,12 @@ import {
   type ValidationRule,
   withRules,
 } from './schema-kit.ts';
-import { MAJOR_DOWNGRADE_RULE, UpgradeSpecSchema, UpgradeStatusSchema } from './upgrade.ts';
+import {
+  MAJOR_DOWNGRADE_RULE,
+  MAJOR_UPGRADE_INSTANCES_RULE,
+  UpgradeSpecSchema,
+  UpgradeStatusSchema,
+} from './upgrade.ts';
 
 export { API_VERSION, GROUP, VERSION } from './identity.ts';
 
@@ -707,5 +712,6 @@ export const SampleDbSchema = withRules(
     },
     CREDENTIALS_SECRET_RULE as ValidationRule<never>,
     MAJOR_DOWNGRADE_RULE as ValidationRule<never>,
+    MAJOR_UPGRADE_INSTANCES_RULE as ValidationRule<never>,
   ],
 );

@@ -512,6 +512,18 @@ export const INVALID_UPDATES: readonly InvalidUpdate[] = [
     field: 'spec.version',
   },
   {
+    title: 'raising the major version with replicas (not built)',
+    before: spec({ version: '15', instances: 3 }),
+    after: spec({ version: '17', instances: 3 }),
+    field: 'spec.version',
+  },
+  {
+    title: 'raising the major version while scaling out',
+    before: spec({ version: '15' }),
+    after: spec({ version: '17', instances: 2 }),
+    field: 'spec.version',
+  },
+  {
     title: 'changing the storage class',
     before: spec({ storage: { size: '1Gi', storageClassName: 'standard' } }),
     after: spec({ storage: { size: '1Gi', storageClassName: 'fast' } }),
@@ -548,6 +560,16 @@ export const VALID_UPDATES: ReadonlyArray<{
     title: 'raising the major version (an upgrade)',
     before: spec({ version: '15' }),
     after: spec({ version: '17' }),
+  },
+  {
+    title: 'raising the major version of a replicated SampleDB scaled to one instance first',
+    before: spec({ version: '15', instances: 1 }),
+    after: spec({ version: '17', instances: 1 }),
+  },
+  {
+    title: 'scaling a replicated SampleDB without a major change',
+    before: spec({ version: '15', instances: 3 }),
+    after: spec({ version: '15.8', instances: 2 }),
   },
   {
     title: 'editing resources',
