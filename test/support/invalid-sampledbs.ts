@@ -1,5 +1,6 @@
 // Invalid SampleDBs shared by the unit tests (schema + TypeScript rule twins) and the integration tests (the real
 // apiserver with the CRD's CEL rules), so both layers are held to the same list.
+import { OPERATOR_SECRET_SUFFIXES } from '../../src/api/index.ts';
 
 export const VALID_SPEC = { version: '16', storage: { size: '1Gi' } } as const;
 
@@ -33,6 +34,14 @@ export interface FieldCases {
 const HEX64 = 'a'.repeat(64);
 
 export const FIELD_CASES: readonly FieldCases[] = [
+  {
+    // Refused values depend on metadata.name: see INVALID_CREATES. These are accepted under any test name.
+    label: 'credentials Secret',
+    field: 'spec.bootstrap.credentialsSecret.name',
+    spec: (name) => spec({ bootstrap: { credentialsSecret: { name } } }),
+    accept: ['app-credentials', 'db-credentials', 'superuser', 'other-superuser', 'db-superuser-app'],
+    refuse: {},
+  },
   {
     label: 'backup schedule',
     field: 'spec.backup.schedule',
@@ -463,6 +472,16 @@ export const INVALID_CREATES: readonly InvalidCreate[] = [
     field: 'metadata.name',
     layer: 'cel',
   },
+  // The Secrets the operator writes itself; the rule depends on metadata.name, so these are not FIELD_CASES.
+  ...OPERATOR_SECRET_SUFFIXES.map(
+    (suffix): InvalidCreate => ({
+      title: `credentials Secret named as the operator's ${suffix} Secret`,
+      name: 'creds',
+      spec: spec({ bootstrap: { credentialsSecret: { name: `creds-${suffix}` } } }),
+      field: 'spec.bootstrap.credentialsSecret.name',
+      layer: 'cel',
+    }),
+  ),
   ...refusedCreates,
 ];
 
