@@ -35,6 +35,16 @@ export function isStatus(err: unknown, status: number): boolean {
   return err instanceof ApiError && err.status === status;
 }
 
+/**
+ * A create refused because its namespace is being deleted (NamespaceLifecycle admission: 403 with the cause
+ * NamespaceTerminating). Updates, patches and deletes are still allowed there; no create is, Events included.
+ */
+export function isNamespaceTerminating(err: unknown): boolean {
+  if (!(err instanceof ApiError) || err.status !== 403) return false;
+  const causes = (err.body as { details?: { causes?: { type?: string }[] } } | undefined)?.details?.causes;
+  return causes?.some((c) => c.type === 'NamespaceTerminating') ?? false;
+}
+
 export interface RequestOptions {
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;

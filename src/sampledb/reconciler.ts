@@ -10,6 +10,7 @@ import {
   type ReconcileResult,
   type Reconciler,
 } from '../runtime/index.ts';
+import { settleClaimsOfGone } from './deletion/gone.ts';
 import { DELETION_WRITES, runDeletion } from './deletion/step.ts';
 import { resolveInstance } from './instance.ts';
 import { SAMPLEDBS } from './resources.ts';
@@ -20,6 +21,7 @@ import { ensureBackupPvc } from './steps/backup-volume.ts';
 import { applyConfig, applyServices } from './steps/configuration.ts';
 import type { Observation, SampleDbDeps, SampleDbSubject, Step, StepBase } from './steps/context.ts';
 import { ensureCredentials } from './steps/credentials.ts';
+import { holdDataVolumes } from './steps/data-volumes.ts';
 import { ensureFinalizer } from './steps/finalizer.ts';
 import { ensureInitJob } from './steps/init-job.ts';
 import { runMajorUpgrade } from './steps/major-upgrade.ts';
@@ -49,6 +51,8 @@ export const LIVE_STEPS: readonly Step[] = [
   // Before the StatefulSet: it decides the image and replicas while a major upgrade runs.
   runMajorUpgrade,
   applyStatefulSet,
+  // After the StatefulSet: its controller creates the claims this step holds.
+  holdDataVolumes,
   growStorage,
   ensureInitJob,
   reportVersion,
@@ -77,7 +81,11 @@ export class SampleDbReconciler implements Reconciler {
   async reconcile(req: ReconcileRequest, rc: ReconcileContext): Promise<ReconcileResult> {
     const { view } = this.#deps;
     const db = view.get(SAMPLEDBS, req.namespace, req.name);
-    if (!db) return undefined;
+    if (!db) {
+      // A claim event of a SampleDB that is gone: our finalizer must not keep its claims forever.
+      if (!rc.signal.aborted) await settleClaimsOfGone(req, view, new Writer(this.#deps.client), rc.log);
+      return undefined;
+    }
     const instance = resolveInstance(db, this.#deps.defaults);
     const write = new Writer(this.#deps.client);
     const ctx: StepBase & SampleDbSubject & { write: Writer } = {

@@ -17,6 +17,11 @@ const MAX_ACTIONS_PER_RECONCILE = 16;
 /** Waiting on the final backup/snapshot is watch-driven; this only bounds how stale a missed event can leave us. */
 const WAIT_RECHECK_MS = 30_000;
 
+const minDefined = (...values: (number | undefined)[]): number | undefined => {
+  const defined = values.filter((v) => v !== undefined);
+  return defined.length > 0 ? Math.min(...defined) : undefined;
+};
+
 export type DeletionRun =
   | { removed: true; sampleDb: Stored<SampleDbObject> }
   | { removed: false; outcome: StepOutcome };
@@ -34,7 +39,9 @@ export async function runDeletion(ctx: StepContext): Promise<DeletionRun> {
     const result = await executeDeletion({ instance, sampleDb, view, write, log }, plan.next);
     if (result.kind === 'finished') return { removed: true, sampleDb: result.sampleDb };
     if (result.kind === 'wait') {
-      const retry = plan.next.kind === 'wait-backup' ? plan.next.retryInMs : undefined;
+      // A failed backup's retry, or the moment the wait for a Ready database gives up: whichever is sooner.
+      const retry =
+        plan.next.kind === 'wait-backup' ? minDefined(plan.next.retryInMs, plan.next.giveUpInMs) : undefined;
       return {
         removed: false,
         outcome: { conditions: [condition], halt: true, requeueAfterMs: retry ?? WAIT_RECHECK_MS },
