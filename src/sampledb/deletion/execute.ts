@@ -106,7 +106,9 @@ export async function executeDeletion(
         action.volumes,
         action.decision,
       );
-      return AGAIN;
+      // Stop here so the status says it (DataRetained, naming the volumes) even when the rest takes no wait at all;
+      // the claims' watch events (the retained-volume annotation) bring the next reconcile.
+      return WAIT;
     case 'release-data-volumes':
       await releaseVolumes(target.view, write, instance.namespace, action.names);
       log.info({ pvcs: action.names }, 'data volumes released');
