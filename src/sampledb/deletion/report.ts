@@ -26,7 +26,7 @@ export function deletionCondition(instance: SampleDbInstance, plan: DeletionPlan
     return set(
       'True',
       REASONS.dataRetained,
-      `The data is kept on ${where}, reclaimPolicy Retain: ${plan.retained.decision.message} (${plan.retained.decision.cause}). Recover it by binding a new claim to the volume (docs/runbooks.md).`,
+      `The data is kept on ${where}, reclaimPolicy Retain: ${plan.retained.decision.message} (${plan.retained.decision.cause}). Recover it by binding a new claim to the volume (docs/deletion.md).`,
     );
   }
   if (plan.protected) {
