@@ -208,7 +208,8 @@ export function planDeletion(obs: DeletionObservation): DeletionPlan {
   const plan = (next: DeletionAction): DeletionPlan => ({
     method,
     protected: true,
-    ...(decision ? { retained: { decision, volumes: retainedVolumes } } : {}),
+    // Only when a volume was kept: a decision with nothing to keep (ready snapshots, unbound claims) is reported plainly.
+    ...(decision && retainedVolumes.length > 0 ? { retained: { decision, volumes: retainedVolumes } } : {}),
     next,
   });
 

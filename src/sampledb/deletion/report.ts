@@ -22,11 +22,10 @@ export function deletionCondition(instance: SampleDbInstance, plan: DeletionPlan
       `Keeping the data instead: switching ${kept(next.volumes)} to reclaimPolicy Retain, because ${next.decision.message} (${next.decision.cause}).`,
     );
   if (plan.protected && plan.retained) {
-    const where = plan.retained.volumes.length > 0 ? kept(plan.retained.volumes) : 'no bound volume';
     return set(
       'True',
       REASONS.dataRetained,
-      `The data is kept on ${where}, reclaimPolicy Retain: ${plan.retained.decision.message} (${plan.retained.decision.cause}). Recover it by binding a new claim to the volume (docs/deletion.md).`,
+      `The data is kept on ${kept(plan.retained.volumes)}, reclaimPolicy Retain: ${plan.retained.decision.message} (${plan.retained.decision.cause}). Recover it by binding a new claim to the volume (docs/deletion.md).`,
     );
   }
   if (plan.protected) {

@@ -39,6 +39,9 @@ export function cannotProtect(
   method: ProtectionMethod,
 ): { decision?: RetainDecision; readyInMs?: number } {
   if (method === 'none') return {};
+  const latest = [...obs.backups].sort((a, b) => a.attempt - b.attempt).at(-1);
+  // A completed final backup protects, whatever happened after it.
+  if (method === 'backup' && latest?.phase === 'Completed') return {};
   if (obs.protectionRefused === 'NamespaceTerminating')
     return {
       decision: {
@@ -59,9 +62,7 @@ export function cannotProtect(
       },
     };
   }
-  // method === 'backup'
-  const latest = [...obs.backups].sort((a, b) => a.attempt - b.attempt).at(-1);
-  if (latest?.phase === 'Completed') return {};
+  // method === 'backup', not completed
   if (latest?.phase === 'Failed' && latest.reason === NO_RESULT)
     return {
       decision: {

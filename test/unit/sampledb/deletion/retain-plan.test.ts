@@ -9,7 +9,10 @@ import {
   type DeletionObservation,
   planDeletion,
 } from '../../../../src/sampledb/deletion/plan.ts';
+import { deletionCondition } from '../../../../src/sampledb/deletion/report.ts';
 import { FINAL_BACKUP_READY_BOUND_MS } from '../../../../src/sampledb/deletion/retain.ts';
+import { resolveInstance } from '../../../../src/sampledb/instance.ts';
+import { sampleDb } from '../../../support/sampledb.ts';
 
 const now = new Date('2026-01-01T12:00:00Z');
 const ago = (ms: number) => new Date(now.getTime() - ms).toISOString();
@@ -82,6 +85,14 @@ describe('planDeletion: the data is held, then protected or kept on a Retain vol
       name: 'the namespace refused the snapshot: retain the volume',
       obs: { snapshotClass: 'csi', protectionRefused: 'NamespaceTerminating' },
       expect: retain('NamespaceTerminating'),
+    },
+    {
+      name: 'a completed final backup protects even if a later create was refused',
+      obs: {
+        protectionRefused: 'NamespaceTerminating',
+        backups: [{ name: 'b1', attempt: 1, phase: 'Completed' }],
+      },
+      expect: { kind: 'delete-statefulset' },
     },
     {
       name: 'Terminating claim (the old "protected" skip): it cannot be snapshotted, so it is retained',
@@ -220,6 +231,32 @@ describe('planDeletion: the data is held, then protected or kept on a Retain vol
     assert.equal(after.protected, true);
     assert.equal(after.retained?.decision.cause, 'NamespaceTerminating');
     assert.deepEqual(after.retained?.volumes, [{ pvc: 'data-orders-0', pv: 'pv-1' }]);
+  });
+});
+
+describe('deletionCondition: the status names the retained volume', () => {
+  const instance = resolveInstance(sampleDb({}, { deletionTimestamp: ago(1000) }));
+  it('while retaining: False, DataRetained, the PV and the cause', () => {
+    const c = deletionCondition(
+      instance,
+      planDeletion(observation({ protectionRefused: 'NamespaceTerminating' })),
+    );
+    assert.equal(c.status, 'False');
+    assert.equal(c.reason, 'DataRetained');
+    assert.match(c.message, /PersistentVolume pv-1 \(claim data-orders-0\)/);
+    assert.match(c.message, /NamespaceTerminating/);
+  });
+  it('once retained: True, DataRetained, the PV and how to recover', () => {
+    const c = deletionCondition(
+      instance,
+      planDeletion(
+        observation({ protectionRefused: 'NamespaceTerminating', dataVolumes: [volume({ retained: true })] }),
+      ),
+    );
+    assert.equal(c.status, 'True');
+    assert.equal(c.reason, 'DataRetained');
+    assert.match(c.message, /PersistentVolume pv-1/);
+    assert.match(c.message, /docs\/deletion\.md/);
   });
 });
 
