@@ -51,7 +51,9 @@ async function checksumsOnVolume(namespace: string, claim: string): Promise<Reco
       metadata: { name, namespace },
       spec: {
         restartPolicy: 'Never',
-        securityContext: { ...restrictedClient.securityContext, fsGroup: 999 },
+        // No fsGroup: the files are uid 999's already, and a recursive group change would loosen PGDATA's mode,
+        // which PostgreSQL refuses.
+        securityContext: restrictedClient.securityContext,
         containers: [
           {
             name: 'postgres',
