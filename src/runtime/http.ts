@@ -41,8 +41,9 @@ export function isStatus(err: unknown, status: number): boolean {
  */
 export function isNamespaceTerminating(err: unknown): boolean {
   if (!(err instanceof ApiError) || err.status !== 403) return false;
-  const causes = (err.body as { details?: { causes?: { type?: string }[] } } | undefined)?.details?.causes;
-  return causes?.some((c) => c.type === 'NamespaceTerminating') ?? false;
+  // metav1.StatusCause serializes its Type as `reason`.
+  const causes = (err.body as { details?: { causes?: { reason?: string }[] } } | undefined)?.details?.causes;
+  return causes?.some((c) => c.reason === 'NamespaceTerminating') ?? false;
 }
 
 export interface RequestOptions {

@@ -22,7 +22,14 @@ import {
 } from './resources.ts';
 import { SampleDbRestoreReconciler } from './restore/reconciler.ts';
 import { ClusterView } from './view.ts';
-import { backupOfPod, byInstanceLabel, SAMPLEDB_BACKUP_STORE, SAMPLEDB_STORE, watchMaps } from './watches.ts';
+import {
+  backupOfPod,
+  byInstanceLabel,
+  heldClaimsOfGone,
+  SAMPLEDB_BACKUP_STORE,
+  SAMPLEDB_STORE,
+  watchMaps,
+} from './watches.ts';
 
 export interface SampleDbControllerOptions {
   /** Whether the cluster serves snapshot.storage.k8s.io/v1 (checked once at start-up by the caller). */
@@ -63,6 +70,8 @@ export function registerSampleDbControllers(manager: Manager, options: SampleDbC
     name: 'sampledb',
     for: SAMPLEDBS,
     owns: [STATEFULSETS, JOBS, SERVICES, CONFIGMAPS, SECRETS],
+    // Claims still held by our finalizer whose SampleDB is gone: released at start-up too (deletion/gone.ts).
+    orphanKeys: () => heldClaimsOfGone(manager.cache.storeFor<Stored<KubeObject>>(PVCS)?.list() ?? [], view),
     watches: [
       { resource: PODS, map: byInstanceLabel },
       { resource: PVCS, map: byInstanceLabel },

@@ -2,6 +2,7 @@
 // of observations (what the cache would show) and the one action each must lead to. Pure; no API at all.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { ApiError, isNamespaceTerminating, type KubeObject } from '../../../../src/runtime/index.ts';
 import { planClaims } from '../../../../src/sampledb/deletion/claims.ts';
 import {
   type DataVolume,
@@ -12,6 +13,8 @@ import {
 import { deletionCondition } from '../../../../src/sampledb/deletion/report.ts';
 import { FINAL_BACKUP_READY_BOUND_MS } from '../../../../src/sampledb/deletion/retain.ts';
 import { resolveInstance } from '../../../../src/sampledb/instance.ts';
+import type { ClusterView } from '../../../../src/sampledb/view.ts';
+import { heldClaimsOfGone } from '../../../../src/sampledb/watches.ts';
 import { sampleDb } from '../../../support/sampledb.ts';
 
 const now = new Date('2026-01-01T12:00:00Z');
@@ -319,4 +322,65 @@ describe('planClaims: claims outside a deletion', () => {
     },
   ];
   for (const c of cases) it(c.name, () => assert.deepEqual(kinds(planClaims(c.policy, c.volumes)), c.expect));
+});
+
+describe('isNamespaceTerminating: the apiserver refusing a create in a namespace being deleted', () => {
+  // The body kube-apiserver v1.36 answered (NamespaceLifecycle admission), as the probe on the test control plane saw.
+  const refused = new ApiError(403, 'POST', '/api/v1/namespaces/probe/configmaps', {
+    kind: 'Status',
+    status: 'Failure',
+    reason: 'Forbidden',
+    message:
+      'configmaps "x" is forbidden: unable to create new content in namespace probe because it is being terminated',
+    details: {
+      name: 'x',
+      kind: 'configmaps',
+      causes: [
+        {
+          reason: 'NamespaceTerminating',
+          message: 'namespace probe is being terminated',
+          field: 'metadata.namespace',
+        },
+      ],
+    },
+    code: 403,
+  });
+  it('matches that refusal, and not an RBAC 403 or another error', () => {
+    assert.equal(isNamespaceTerminating(refused), true);
+    const rbac = new ApiError(403, 'POST', '/x', {
+      reason: 'Forbidden',
+      message: 'cannot create resource',
+      code: 403,
+    });
+    assert.equal(isNamespaceTerminating(rbac), false);
+    assert.equal(isNamespaceTerminating(new Error('boom')), false);
+  });
+});
+
+describe('heldClaimsOfGone: the SampleDBs whose claims our finalizer still holds', () => {
+  const claim = (name: string, instance: string, finalizers: string[]) =>
+    ({
+      metadata: {
+        name,
+        namespace: 'shop',
+        finalizers,
+        labels: {
+          'app.kubernetes.io/name': 'sampledb',
+          'app.kubernetes.io/managed-by': 'sampledb-operator',
+          'app.kubernetes.io/instance': instance,
+        },
+      },
+    }) as KubeObject;
+  it('names only a gone SampleDB with a held claim', () => {
+    const view = { get: (_rt: unknown, _ns: string, name: string) => (name === 'live' ? {} : undefined) };
+    const refs = heldClaimsOfGone(
+      [
+        claim('data-live-0', 'live', ['sampledb.io/data-protection']),
+        claim('data-gone-0', 'gone', ['sampledb.io/data-protection']),
+        claim('data-free-0', 'free', []),
+      ],
+      view as unknown as ClusterView,
+    );
+    assert.deepEqual(refs, [{ namespace: 'shop', name: 'gone' }]);
+  });
 });
