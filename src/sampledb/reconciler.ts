@@ -42,6 +42,9 @@ import { Writer } from './writer.ts';
 export const LIVE_STEPS: readonly Step[] = [
   validateSpec,
   ensureFinalizer,
+  // Early: a claim deleted with its namespace must be retained before a later step fails on the namespace's refusals
+  // (it takes no creates). The StatefulSet's controller makes the claims; their watch events bring this step back.
+  holdDataVolumes,
   ensureCredentials,
   ensureMonitoring,
   applyConfig,
@@ -52,8 +55,6 @@ export const LIVE_STEPS: readonly Step[] = [
   // Before the StatefulSet: it decides the image and replicas while a major upgrade runs.
   runMajorUpgrade,
   applyStatefulSet,
-  // After the StatefulSet: its controller creates the claims this step holds.
-  holdDataVolumes,
   growStorage,
   ensureInitJob,
   reportVersion,

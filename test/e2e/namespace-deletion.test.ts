@@ -134,7 +134,7 @@ describe('deleting the namespace of a SampleDB holding rows', () => {
     assert.equal(pv?.metadata.annotations?.['sampledb.io/retained-from'], `${namespace}/orders`);
     assert.match(
       pv?.metadata.annotations?.['sampledb.io/retained-because'] ?? '',
-      /^(NamespaceTerminating|WorkloadGone)$/,
+      /^(ClaimDeleting|NamespaceTerminating|WorkloadGone)$/,
     );
     const events = await kubectlJson<{
       items: { reason?: string; regarding?: { name?: string }; note?: string }[];

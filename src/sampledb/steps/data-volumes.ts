@@ -1,6 +1,7 @@
 // Holds every data claim with our finalizer, so no one (the namespace, a cascade, kubectl delete pvc) removes it before
 // the deletion policy is applied; a claim deleted while the SampleDB lives keeps its data on a Retain volume
 // (deletion/claims.ts decides, deletion/volumes.ts writes).
+import { REASONS, SAMPLEDB_CONDITIONS } from '../../api/index.ts';
 import { planClaims } from '../deletion/claims.ts';
 import { observeDataVolumes } from '../deletion/observe.ts';
 import { holdVolumes, releaseVolumes, retainVolumes, VOLUME_WRITES } from '../deletion/volumes.ts';
@@ -33,8 +34,18 @@ export const holdDataVolumes: Step = {
           action.volumes,
           action.decision,
         );
-        // The claims' watch events (the retained-volume annotation) bring the release.
-        return undefined;
+        // Said in the status too (the Events may be refused: a namespace being deleted takes no creates). The
+        // claims' watch events (the retained-volume annotation) bring the release.
+        return {
+          conditions: [
+            {
+              type: SAMPLEDB_CONDITIONS.deletionProtected,
+              status: 'False',
+              reason: REASONS.dataRetained,
+              message: `Kept ${action.volumes.map((v) => `PersistentVolume ${v.pv} (claim ${v.pvc})`).join(', ')} with reclaimPolicy Retain: ${action.decision.message} (${action.decision.cause}).`,
+            },
+          ],
+        };
       case 'release':
         await releaseVolumes(view, write, namespace, action.names);
         return undefined;

@@ -140,8 +140,10 @@ describe('data protection: held claims and the Retain fallback (operator process
       120_000,
     );
     record.stop();
-    // Which the operator meets first decides the cause: the refused backup, or the StatefulSet already deleted.
-    const pv = await retainedVolume(pvName, /^(NamespaceTerminating|WorkloadGone)$/);
+    // Which the operator meets first decides the cause: the claim deleted while the SampleDB still lived (the
+    // namespace controller deletes claims and SampleDBs in no fixed order), the refused backup, or the StatefulSet
+    // already gone.
+    const pv = await retainedVolume(pvName, /^(ClaimDeleting|NamespaceTerminating|WorkloadGone)$/);
     assert.equal(pv.metadata.labels?.['sampledb.io/retained'], 'true');
     assert.equal(pv.metadata.annotations?.['sampledb.io/retained-from'], `${ns}/orders`);
     // Released, not deleted: the data is on it, and the claim it names is gone.
@@ -150,7 +152,7 @@ describe('data protection: held claims and the Retain fallback (operator process
       return now?.status?.phase === 'Released' ? true : undefined;
     });
     const event = await volumeEvent(pvName);
-    assert.match(event.note ?? '', /NamespaceTerminating|WorkloadGone/);
+    assert.match(event.note ?? '', /ClaimDeleting|NamespaceTerminating|WorkloadGone/);
     const retained = record.seen.find((c) => c.reason === 'DataRetained');
     assert.ok(retained, `DeletionProtected conditions seen: ${JSON.stringify(record.seen)}`);
     assert.match(retained.message, new RegExp(`PersistentVolume ${pvName}`));
