@@ -76,6 +76,10 @@ export const REASONS = {
   finalBackupFailed: 'FinalBackupFailed',
   snapshotInProgress: 'SnapshotInProgress',
   snapshotFailed: 'SnapshotFailed',
+  /** The protection could not be taken; the data volumes' PersistentVolumes were switched to Retain instead. */
+  dataRetained: 'DataRetained',
+  /** The data volumes get the data-protection finalizer before anything else happens. */
+  holdingVolumes: 'HoldingVolumes',
   // BackupHealthy
   backupsHealthy: 'BackupsHealthy',
   latestBackupFailed: 'LatestBackupFailed',
@@ -134,5 +138,6 @@ export const EVENT_REASONS = {
   upgradeFailed: 'UpgradeFailed',
   downgradeRefused: 'DowngradeRefused',
   finalBackupRetry: 'FinalBackupRetry',
+  volumeRetained: 'VolumeRetained',
   ...REPLICATION_EVENT_REASONS,
 } as const;

@@ -25,6 +25,7 @@ import { ClusterView } from './view.ts';
 import {
   backupOfPod,
   byInstanceLabel,
+  heldClaimsOfGone,
   MANAGED_SELECTOR,
   referencedObjects,
   SAMPLEDB_BACKUP_STORE,
@@ -89,6 +90,8 @@ export function registerSampleDbControllers(manager: Manager, options: SampleDbC
     name: 'sampledb',
     for: SAMPLEDBS,
     owns: [STATEFULSETS, JOBS, SERVICES, CONFIGMAPS, SECRETS],
+    // Claims still held by our finalizer whose SampleDB is gone: released at start-up too (deletion/gone.ts).
+    orphanKeys: () => heldClaimsOfGone(manager.cache.storeFor<Stored<KubeObject>>(PVCS)?.list() ?? [], view),
     watches: [
       { resource: PODS, map: byInstanceLabel },
       { resource: PVCS, map: byInstanceLabel },
