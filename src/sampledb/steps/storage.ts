@@ -44,7 +44,8 @@ export const growStorage: Step = {
     const className = pvc?.spec?.storageClassName;
     const storageClass = className ? view.get(STORAGE_CLASSES, '', className) : undefined;
     const decision = decideStorage(pvc, wanted, storageClass);
-    const name = instance.names.dataPvc;
+    // The elected primary's claim (pod 0 without replicas); the replicas' claims are not grown (README Limits).
+    const name = instance.primary.dataPvc;
     const generation = instance.object.metadata.generation;
     const condition = (status: 'True' | 'False', reason: string, message: string): ConditionInput => ({
       type: SAMPLEDB_CONDITIONS.storageResized,
