@@ -9,7 +9,9 @@
 // - a new term is elected only when the recorded primary has been unavailable longer than the delay, or its pod is
 //   gone or replaced (failover),
 //   on a switchover request to a ready, streaming replica, or when a scale down would remove the primary;
-// - the candidate of a failover is the replica with the most advanced WAL, ties to the lowest ordinal.
+// - the candidate of a failover is the replica with the most advanced WAL, ties to the lowest ordinal;
+// - a standby is re-cloned (rejoin) only while the primary is available and labelled: when it is ahead of the
+//   primary, or has answered without streaming for rejoinAfterMs.
 
 export type PodState = 'absent' | 'terminating' | 'running';
 
@@ -36,6 +38,8 @@ export interface MemberObservation {
   termLabel?: number;
   /** Undefined: it did not answer (not running, not listening, or unreachable). */
   sql?: SqlAnswer;
+  /** A standby: when it was first seen answering without streaming (the previous status), if it still does not. */
+  notStreamingSince?: Date;
 }
 
 export type HandoverReason = 'Failover' | 'Switchover' | 'ScaleDown';
@@ -66,6 +70,8 @@ export interface ReplicationObservation {
   members: readonly MemberObservation[];
   /** The `sampledb.io/switchover-to` annotation. */
   switchoverTo?: string;
+  /** How long a standby may answer without streaming, while the primary is available, before it is re-cloned. */
+  rejoinAfterMs: number;
   now: Date;
 }
 
@@ -92,6 +98,8 @@ export type ReplicationAction =
   /** Restart a standby that cannot follow the primary (its start script rewinds or clones it). */
   | { kind: 'rejoin'; term: number; pod: string; why: string }
   | { kind: 'refuse-switchover'; term: number; target: string; why: string }
+  /** The switchover asked for is done: remove the annotation, so a later failover is not switched back to it. */
+  | { kind: 'clear-switchover'; term: number; target: string }
   | { kind: 'wait'; term: number; why: string; retryInMs?: number }
   | { kind: 'steady'; term: number };
 
@@ -275,6 +283,9 @@ export function planReplication(obs: ReplicationObservation): ReplicationPlan {
   }
   if (record.primaryUnavailableSince) return plan({ kind: 'clear-unavailable', term });
 
+  if (obs.switchoverTo === primary.name) {
+    return plan({ kind: 'clear-switchover', term, target: primary.name });
+  }
   if (obs.switchoverTo && obs.switchoverTo !== primary.name) {
     const target = byName(obs.switchoverTo);
     const problem = switchoverProblem(target, obs.instances);
@@ -319,6 +330,25 @@ export function planReplication(obs: ReplicationObservation): ReplicationPlan {
       term,
       pod: diverged.name,
       why: 'it is ahead of the primary and cannot follow it',
+    });
+  }
+  // One behind the primary that still does not stream after the bound cannot follow either: its WAL went past the
+  // point where the primary's timeline forked (an old primary that wrote after the last WAL its successor
+  // received), or the primary no longer has the WAL it needs. Nothing else would ever make it stream again.
+  const stuck = members.find(
+    (m) =>
+      isStandby(m) &&
+      !m.sql?.streaming &&
+      m.notStreamingSince !== undefined &&
+      obs.now.getTime() - m.notStreamingSince.getTime() >= obs.rejoinAfterMs,
+  );
+  if (stuck?.notStreamingSince) {
+    const seconds = Math.floor((obs.now.getTime() - stuck.notStreamingSince.getTime()) / 1000);
+    return plan({
+      kind: 'rejoin',
+      term,
+      pod: stuck.name,
+      why: `it has answered without streaming from the primary for ${seconds}s`,
     });
   }
   return plan({ kind: 'steady', term });

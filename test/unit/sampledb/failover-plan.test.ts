@@ -50,6 +50,7 @@ function observation(overrides: Partial<ReplicationObservation> = {}): Replicati
   return {
     instances: 3,
     failoverDelayMs: 5000,
+    rejoinAfterMs: 30_000,
     published: record.primary ? { primary: record.primary, term: record.term } : undefined,
     members: [primary('db-0', 300n), replica('db-1', 300n), replica('db-2', 300n)],
     now,
@@ -155,6 +156,41 @@ describe('planReplication: bootstrap and steady state', () => {
       replica('db-1', 50n, { sql: { inRecovery: true, lsn: 50n, streaming: false } }),
     ];
     assert.equal(next({ members: behind }).kind, 'steady');
+  });
+
+  it('re-clones a standby behind the primary that has not streamed for the bound, not before', () => {
+    const stuck = (since: Date | undefined) => [
+      primary('db-0', 900n),
+      replica('db-1', 50n, {
+        sql: { inRecovery: true, lsn: 50n, streaming: false },
+        ...(since ? { notStreamingSince: since } : {}),
+      }),
+      replica('db-2', 900n),
+    ];
+    assert.equal(next({ members: stuck(undefined) }).kind, 'steady', 'first seen not streaming');
+    assert.equal(next({ members: stuck(secondsAgo(29)) }).kind, 'steady', 'within the bound');
+    assert.deepEqual(next({ members: stuck(secondsAgo(31)) }), {
+      kind: 'rejoin',
+      term: 1,
+      pod: 'db-1',
+      why: 'it has answered without streaming from the primary for 31s',
+    });
+  });
+
+  it('never re-clones while the primary is unavailable or a handover is under way', () => {
+    const notStreaming = replica('db-1', 50n, {
+      sql: { inRecovery: true, lsn: 50n, streaming: false },
+      notStreamingSince: secondsAgo(300),
+    });
+    const down = next({
+      members: [primary('db-0', 900n, { ready: false }), notStreaming, replica('db-2', 900n)],
+    });
+    assert.notEqual(down.kind, 'rejoin');
+    const handover = next({
+      record: { primary: 'db-2', term: 2, handover: { from: 'db-0', reason: 'Switchover', lsn: 900n } },
+      members: [replica('db-0', 900n), notStreaming, replica('db-2', 900n)],
+    });
+    assert.notEqual(handover.kind, 'rejoin');
   });
 });
 
@@ -356,7 +392,11 @@ describe('planReplication: switchover and scaling', () => {
       reason: 'Switchover',
       handover: { from: 'db-0', reason: 'Switchover', lsn: 300n },
     });
-    assert.deepEqual(next({ switchoverTo: 'db-0' }), { kind: 'steady', term: 1 }, 'already the primary');
+    assert.deepEqual(
+      next({ switchoverTo: 'db-0' }),
+      { kind: 'clear-switchover', term: 1, target: 'db-0' },
+      'already the primary: the request is done and its annotation removed',
+    );
   });
 
   it('refuses a switchover to an instance that cannot take over, saying why', () => {
@@ -442,6 +482,7 @@ class Model {
     return {
       instances: 3,
       failoverDelayMs: 5000,
+      rejoinAfterMs: 30_000,
       record: structuredClone(this.record),
       published: { ...this.published },
       members: structuredClone(this.members),
@@ -504,6 +545,10 @@ class Model {
         return;
       }
       case 'refuse-switchover':
+        this.switchoverTo = undefined;
+        return;
+      case 'clear-switchover':
+        assert.equal(this.switchoverTo, action.target);
         this.switchoverTo = undefined;
         return;
       case 'wait':
@@ -610,5 +655,6 @@ describe('planReplication carried out on a model cluster', () => {
     assert.deepEqual(model.promotions, [{ term: 2, pod: 'db-1' }]);
     assert.equal(model.member('db-1').sql?.lsn, 900n);
     assert.equal(model.member('db-0').roleLabel, 'replica');
+    assert.equal(model.switchoverTo, undefined, 'the done request is removed');
   });
 });
