@@ -67,6 +67,7 @@ describe('synchronous replication and scaling on a real node', () => {
         `freeze -> elected ${electedMs} ms, freeze -> first successful write ${downtime(writes, frozenAt)} ms; ` +
         `${acknowledged.length} rows acknowledged, ${lost.length} lost; re-clones: ${rejoins.map((e) => e.note).join('; ') || 'none'}`,
     );
+    console.log(`REJOINED ${frozen}: ${await db.rejoinReport(frozen)}`);
     assert.equal(elected.primary, after.primary);
     assert.deepEqual(lost, [], 'every acknowledged row is on the new primary');
   });

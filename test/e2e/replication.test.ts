@@ -63,6 +63,7 @@ describe('replicas with an operator-elected primary on a real node', () => {
       `FAILOVER: primary ${before.primary} -> ${after.primary} (term ${before.term} -> ${after.term}); ` +
         `kill -> first successful write: ${downtimeMs} ms; ${acknowledged.length} rows acknowledged, ${lost.length} lost`,
     );
+    console.log(`REJOINED ${before.primary}: ${await db.rejoinReport(String(before.primary))}`);
     failedOver = true;
     rejoined = before.primary;
     assert.ok(downtimeMs < 15_000, `failover took ${downtimeMs} ms`);
@@ -98,6 +99,7 @@ describe('replicas with an operator-elected primary on a real node', () => {
         `annotation -> first successful write after the handover: ${downtime(writes, startedAt)} ms; ` +
         `${acknowledged.length} acknowledged, ${lost.length} lost`,
     );
+    console.log(`REJOINED ${before.primary}: ${await db.rejoinReport(String(before.primary))}`);
     assert.deepEqual(lost, []);
     const old = after.instances?.find((i) => i.name === before.primary);
     assert.deepEqual(

@@ -156,6 +156,21 @@ export class ReplicatedDb {
     return events?.items ?? [];
   }
 
+  /** How a rejoined instance came back: its re-clone Events and the replication lines of its server log. */
+  async rejoinReport(pod: string): Promise<string> {
+    const reclones = (await this.electionEvents())
+      .filter((e) => e.reason === 'InstanceRejoined' && e.note?.startsWith(`${pod} `))
+      .map((e) => e.note);
+    const log = await this.cluster.kubectl(['logs', pod, '-n', this.namespace, '-c', 'postgres']);
+    const lines = log.stdout
+      .split('\n')
+      .filter((l) =>
+        /timeline|forked|requested starting point|started streaming|could not|sampledb-start/i.test(l),
+      )
+      .slice(0, 12);
+    return `re-cloned: ${reclones.join('; ') || 'no'}\n${lines.join('\n')}`;
+  }
+
   /** The acknowledged rows (numbers) the table does not hold. */
   async lost(acknowledged: readonly number[]): Promise<number[]> {
     const stored = new Set(
