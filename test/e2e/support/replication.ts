@@ -156,11 +156,14 @@ export class ReplicatedDb {
     return events?.items ?? [];
   }
 
-  /** How a rejoined instance came back: its re-clone Events and the replication lines of its server log. */
+  /** How a rejoined instance came back: its fencing and re-clone Events, the replication lines of its server log. */
   async rejoinReport(pod: string): Promise<string> {
-    const reclones = (await this.electionEvents())
-      .filter((e) => e.reason === 'InstanceRejoined' && e.note?.startsWith(`${pod} `))
-      .map((e) => e.note);
+    const events = (await this.electionEvents())
+      .filter(
+        (e) =>
+          ['InstanceRejoined', 'PrimaryFenced'].includes(e.reason ?? '') && e.note?.startsWith(`${pod} `),
+      )
+      .map((e) => `${e.reason}: ${e.note}${(e.series?.count ?? 1) > 1 ? ` (x${e.series?.count})` : ''}`);
     const log = await this.cluster.kubectl(['logs', pod, '-n', this.namespace, '-c', 'postgres']);
     const lines = log.stdout
       .split('\n')
@@ -168,7 +171,7 @@ export class ReplicatedDb {
         /timeline|forked|requested starting point|started streaming|could not|sampledb-start/i.test(l),
       )
       .slice(0, 12);
-    return `re-cloned: ${reclones.join('; ') || 'no'}\n${lines.join('\n')}`;
+    return `${events.join('; ') || 'no fencing or re-clone Events'}\n${lines.join('\n')}`;
   }
 
   /** The acknowledged rows (numbers) the table does not hold. */
