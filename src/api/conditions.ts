@@ -88,6 +88,8 @@ export const REASONS = {
   majorUpgrade: 'MajorUpgrade',
   majorUpgradeFailed: 'MajorUpgradeFailed',
   downgradeRefused: 'DowngradeRefused',
+  /** A major upgrade of a SampleDB with replicas: not built, the StatefulSet stays on its major. */
+  majorUpgradeWithReplicas: 'MajorUpgradeWithReplicas',
   // CredentialsApplied
   passwordApplied: 'PasswordApplied',
   passwordChanging: 'PasswordChanging',
@@ -127,6 +129,7 @@ export const EVENT_REASONS = {
   upgradeCompleted: 'UpgradeCompleted',
   upgradeFailed: 'UpgradeFailed',
   downgradeRefused: 'DowngradeRefused',
+  majorUpgradeRefused: 'MajorUpgradeRefused',
   finalBackupRetry: 'FinalBackupRetry',
   ...REPLICATION_EVENT_REASONS,
 } as const;
