@@ -83,6 +83,7 @@ describe('replicas with an operator-elected primary on a real node', () => {
       before.instances?.some((i) => i.name === target && i.role === 'replica' && i.streaming),
       `${target} streams as a replica`,
     );
+    const reclonedBefore = await db.reclones(String(before.primary));
     await sql(cluster, namespace, NAME, 'TRUNCATE numbered;');
     const client = runClient(cluster, namespace, NAME, WRITER(30), { timeoutMs: 120_000 });
     await db.written(0);
@@ -101,6 +102,11 @@ describe('replicas with an operator-elected primary on a real node', () => {
     );
     console.log(`REJOINED ${before.primary}: ${await db.rejoinReport(String(before.primary))}`);
     assert.deepEqual(lost, []);
+    assert.equal(
+      await db.reclones(String(before.primary)),
+      reclonedBefore,
+      'the old primary follows the new timeline from its own files (a clean handover), without a re-clone',
+    );
     const old = after.instances?.find((i) => i.name === before.primary);
     assert.deepEqual(
       { role: old?.role, ready: old?.ready, streaming: old?.streaming },

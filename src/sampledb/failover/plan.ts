@@ -5,7 +5,9 @@
 //
 // Invariants, each held by a test of plan.test.ts:
 // - a promotion only ever targets the record's primary, and only once no other instance answers as a primary and
-//   every pod labelled primary but not elected has lost its label (fence before promote);
+//   every pod labelled primary but not elected has lost its label (fence before promote); in a switchover, only
+//   once the old primary's pod has stopped (its shutdown sent its last WAL);
+// - while the recorded primary's pod is being deleted or gone, nobody is published as the primary;
 // - a new term is elected only when the recorded primary has been unavailable longer than the delay, or its pod is
 //   gone or replaced (failover),
 //   on a switchover request to a ready, streaming replica, or when a scale down would remove the primary;
@@ -120,6 +122,9 @@ export function formatLsn(lsn: bigint): string {
   return `${(lsn >> 32n).toString(16).toUpperCase()}/${(lsn & 0xffffffffn).toString(16).toUpperCase()}`;
 }
 
+/** The published primary while the recorded one is going away: no pod starts as the primary. */
+export const NOBODY = '';
+
 const answersAsPrimary = (m: MemberObservation) =>
   m.pod === 'running' && m.sql !== undefined && !m.sql.inRecovery;
 const isStandby = (m: MemberObservation) => m.pod === 'running' && m.sql?.inRecovery === true;
@@ -183,9 +188,17 @@ export function planReplication(obs: ReplicationObservation): ReplicationPlan {
     };
   }
 
-  // The pods decide their role at start from the published record, so it must never lag the status.
-  if (obs.published?.term !== term || obs.published.primary !== primary.name) {
-    return plan({ kind: 'publish', term, primary: primary.name });
+  // The pods decide their role at start from the published record, so it must never lag the status. While the
+  // primary's pod is going away (being deleted, or gone) nobody is published: the StatefulSet recreates the pod at
+  // once, and one that started as the primary again before the next election was published would write WAL past
+  // the point where its successor's timeline forks, and could then only be re-cloned (seen on the real node). A
+  // recorded primary that comes back as a standby is promoted again below; a lone instance has nobody to lose to.
+  const leaving =
+    (primary.pod === 'terminating' || primary.pod === 'absent') &&
+    members.some((m) => m.name !== primary.name && m.pod !== 'absent');
+  const publish = leaving ? NOBODY : primary.name;
+  if (obs.published?.term !== term || obs.published.primary !== publish) {
+    return plan({ kind: 'publish', term, primary: publish });
   }
 
   // Fence every other instance that claims the primary role, by label or by answering as a primary. The old
@@ -225,6 +238,20 @@ export function planReplication(obs: ReplicationObservation): ReplicationPlan {
   // An election in progress: promote the record's primary once it has what it must have.
   if (record.handover) {
     const { handover } = record;
+    // A clean handover: the old primary's fast shutdown sends every WAL record it wrote, up to its shutdown
+    // checkpoint, to the connected standbys before it exits. Promoting before that forks the new timeline below
+    // the old primary's last WAL: commits acknowledged after the handover LSN would be lost, and the old primary
+    // could not follow. Bounded by the pod's termination grace period. A failover does not wait: its old
+    // primary is gone or does not answer.
+    const from = byName(handover.from);
+    if (handover.reason !== 'Failover' && from?.pod === 'terminating') {
+      return plan({
+        kind: 'wait',
+        term,
+        why: `${handover.from} is shutting down; its last WAL must reach ${primary.name} before the promotion`,
+        retryInMs: 500,
+      });
+    }
     if (isStandby(primary)) {
       const received = primary.sql?.lsn ?? 0n;
       if (handover.lsn !== undefined && received < handover.lsn) {

@@ -26,7 +26,9 @@ if [ "$primary" = "$SAMPLEDB_POD" ]; then
   rm -f "$PGDATA/standby.signal"
   exec docker-entrypoint.sh postgres "$@"
 fi
-log "the election record names $primary: starting $SAMPLEDB_POD as a standby"
+named=$primary
+[ -n "$named" ] || named='no pod (the primary is being replaced)'
+log "the election record names $named: starting $SAMPLEDB_POD as a standby"
 if [ ! -s "$PGDATA/PG_VERSION" ]; then
   rm -rf "$PGDATA"
   until PGPASSFILE=/tmp/pgpass pg_basebackup -w -h "$SAMPLEDB_PRIMARY_HOST" -p "$SAMPLEDB_PRIMARY_PORT" \

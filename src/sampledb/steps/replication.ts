@@ -345,9 +345,11 @@ export const reconcileReplication: Step = {
     let db = (observed.sampleDb ?? instance.object) as Stored<SampleDbObject>;
     let record = recordOf(db);
     const published = view.get(CONFIGMAPS, instance.namespace, names.electionConfigMap)?.data;
-    let publishedRecord = published?.primary
-      ? { primary: published.primary, term: Number(published.term) }
-      : undefined;
+    // The primary may be published as NOBODY ('') while the recorded one goes away: the term says it was published.
+    let publishedRecord =
+      published?.term !== undefined
+        ? { primary: published.primary ?? '', term: Number(published.term) }
+        : undefined;
     let last: { action: ReplicationAction; members: MemberObservation[] } | undefined;
     for (let i = 0; i < ACTIONS_PER_RECONCILE; i++) {
       const { members, pods } = await observeMembers(

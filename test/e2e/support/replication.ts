@@ -156,6 +156,13 @@ export class ReplicatedDb {
     return events?.items ?? [];
   }
 
+  /** How many times the operator re-cloned `pod` (its InstanceRejoined Events, repeats counted). */
+  async reclones(pod: string): Promise<number> {
+    return (await this.electionEvents())
+      .filter((e) => e.reason === 'InstanceRejoined' && e.note?.startsWith(`${pod} `))
+      .reduce((n, e) => n + (e.series?.count ?? 1), 0);
+  }
+
   /** How a rejoined instance came back: its fencing and re-clone Events, the replication lines of its server log. */
   async rejoinReport(pod: string): Promise<string> {
     const events = (await this.electionEvents())

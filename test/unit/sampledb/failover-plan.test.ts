@@ -6,6 +6,7 @@ import {
   formatLsn,
   lagBytes,
   type MemberObservation,
+  NOBODY,
   parseLsn,
   planReplication,
   type ReplicationAction,
@@ -45,14 +46,20 @@ const gone = (name: string, extra: Partial<MemberObservation> = {}): MemberObser
   ...extra,
 });
 
+/** The observation with the record already published as the planner publishes it (NOBODY while the primary leaves). */
 function observation(overrides: Partial<ReplicationObservation> = {}): ReplicationObservation {
   const record: ElectionRecord = overrides.record ?? { primary: 'db-0', term: 1 };
+  const members = overrides.members ?? [primary('db-0', 300n), replica('db-1', 300n), replica('db-2', 300n)];
+  const recorded = members.find((m) => m.name === record.primary);
+  const leaving =
+    (recorded?.pod === 'terminating' || recorded?.pod === 'absent') &&
+    members.some((m) => m !== recorded && m.pod !== 'absent');
   return {
     instances: 3,
     failoverDelayMs: 5000,
     rejoinAfterMs: 30_000,
-    published: record.primary ? { primary: record.primary, term: record.term } : undefined,
-    members: [primary('db-0', 300n), replica('db-1', 300n), replica('db-2', 300n)],
+    published: record.primary ? { primary: leaving ? NOBODY : record.primary, term: record.term } : undefined,
+    members,
     now,
     ...overrides,
     record,
@@ -191,6 +198,33 @@ describe('planReplication: bootstrap and steady state', () => {
       members: [replica('db-0', 900n), notStreaming, replica('db-2', 900n)],
     });
     assert.notEqual(handover.kind, 'rejoin');
+  });
+});
+
+describe('planReplication: publishing', () => {
+  it('publishes nobody while the primary’s pod is being deleted or gone, so its new pod starts as a standby', () => {
+    const record = { primary: 'db-0', term: 1 };
+    const published = { primary: 'db-0', term: 1 };
+    for (const pod of ['terminating', 'absent'] as const) {
+      const members = [gone('db-0', { pod }), replica('db-1', 300n), replica('db-2', 300n)];
+      assert.deepEqual(next({ record, published, members }), { kind: 'publish', term: 1, primary: NOBODY });
+    }
+    // A lone instance has no one to lose to: its name stays published.
+    assert.equal(
+      next({ record, published, members: [gone('db-0', { pod: 'terminating' })] }).kind,
+      'mark-unavailable',
+    );
+    // The recorded primary back as a standby (it started while nobody was published): its name again, then promoted.
+    const back = [
+      replica('db-0', 300n, { roleLabel: undefined, termLabel: undefined }),
+      replica('db-1', 300n),
+    ];
+    assert.deepEqual(next({ record, published: { primary: NOBODY, term: 1 }, members: back }), {
+      kind: 'publish',
+      term: 1,
+      primary: 'db-0',
+    });
+    assert.deepEqual(next({ record, published, members: back }), { kind: 'promote', term: 1, pod: 'db-0' });
   });
 });
 
@@ -423,8 +457,13 @@ describe('planReplication: switchover and scaling', () => {
       term: 2,
       handover: { from: 'db-0', reason: 'Switchover' as const, lsn: 500n },
     };
-    const members = [gone('db-0', { pod: 'terminating' }), replica('db-1', 400n)];
-    const action = next({ record, members });
+    const shuttingDown = next({
+      record,
+      members: [gone('db-0', { pod: 'terminating' }), replica('db-1', 500n)],
+    });
+    assert.equal(shuttingDown.kind, 'wait', 'not while the old primary is still shutting down');
+    assert.match((shuttingDown as { why: string }).why, /db-0 is shutting down/);
+    const action = next({ record, members: [gone('db-0'), replica('db-1', 400n)] });
     assert.equal(action.kind, 'wait');
     assert.match((action as { why: string }).why, /0\/190, not yet 0\/1F4 of db-0/);
     assert.deepEqual(next({ record, members: [gone('db-0'), replica('db-1', 500n)] }), {
