@@ -114,6 +114,12 @@ export type Reason = (typeof REASONS)[keyof typeof REASONS];
 
 /** Reasons of the Events the operator records. */
 export const EVENT_REASONS = {
+  /** A child of a SampleDB was created (its note names it). */
+  created: 'Created',
+  /** The SampleDB became Ready. */
+  ready: 'Ready',
+  /** The SampleDB became Failed; the note is the Ready condition's message (its reason is in the note's head). */
+  failed: 'Failed',
   backupCompleted: 'BackupCompleted',
   backupFailed: 'BackupFailed',
   backupVerified: 'BackupVerified',

@@ -42,6 +42,20 @@ export const LABELS = {
   role: `${GROUP}/role`,
 } as const;
 
+/**
+ * `<name>-<suffix>`: the Secrets the operator writes itself for SampleDB `<name>` (the superuser's password, the
+ * monitoring role's, the binding handed to applications, the replication and failover roles'). A user's
+ * `bootstrap.credentialsSecret` may not have one of these names (admission refuses it): the operator would overwrite
+ * it, or hand the superuser's password out as the owner's.
+ */
+export const OPERATOR_SECRET_SUFFIXES = [
+  'superuser',
+  'monitoring',
+  'binding',
+  'replication',
+  'failover',
+] as const;
+
 export const TRIGGER_SCHEDULE = 'schedule';
 /** `sampledb.io/trigger` of the backup taken before a major upgrade. */
 export const TRIGGER_UPGRADE = 'upgrade';

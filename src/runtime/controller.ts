@@ -85,6 +85,12 @@ export class Controller {
   readonly #log: Logger;
   readonly #metrics: RuntimeMetrics | undefined;
   readonly #clock: Clock;
+  /**
+   * Primary keys this process has handed to a worker at least once (while the object is cached). A key not in it
+   * waits in the queue's `first` lane: a new object's first reconcile (which creates its children) comes before
+   * the re-reconciles its siblings' child events cause, so a burst of creations gets all its first waves out first.
+   */
+  readonly #reconciled = new Set<string>();
   #workers: Promise<void>[] = [];
   #workerStop: AbortController | undefined;
   #resyncTimer: NodeJS.Timeout | undefined;
@@ -98,7 +104,12 @@ export class Controller {
     this.#clock = deps.clock ?? realClock;
     this.queue = new WorkQueue({ name: opts.name, metrics: deps.metrics, clock: this.#clock, ...opts.queue });
 
-    this.#cache.informerFor(opts.for).onChange((c) => this.#enqueue([objectKey(c.object)]));
+    this.#cache.informerFor(opts.for).onChange((c) => {
+      const key = objectKey(c.object);
+      // A later object of the same name is a new object: its first reconcile goes first again.
+      if (c.type === 'DELETED') this.#reconciled.delete(key);
+      this.#enqueue([key]);
+    });
     for (const owned of opts.owns ?? []) {
       this.#cache
         .informerFor(owned)
@@ -157,7 +168,7 @@ export class Controller {
 
   #enqueue(keys: string[]): void {
     if (!this.#workerStop) return;
-    for (const key of keys) this.queue.add(key);
+    for (const key of keys) this.queue.add(key, { lane: this.#reconciled.has(key) ? 'rest' : 'first' });
   }
 
   #enqueueAll(): void {
@@ -169,6 +180,8 @@ export class Controller {
     for (;;) {
       const key = await this.queue.get(signal);
       if (key === undefined) return;
+      // Only while cached: a key whose object is gone would otherwise stay in the set for good.
+      if (this.#cache.storeFor(this.#opts.for)?.get(key)) this.#reconciled.add(key);
       try {
         await this.#reconcile(key, signal);
       } finally {

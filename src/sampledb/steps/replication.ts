@@ -253,7 +253,9 @@ async function execute(
     case 'promote': {
       const ip = pods.get(action.pod)?.status?.podIP;
       if (!ip) throw new Error(`pod ${action.pod} has no IP to promote`);
-      await promoteInstance(sqlOptions(ip, password));
+      await promoteInstance(sqlOptions(ip, password), () =>
+        write.assertMayWrite(`pg_promote on ${action.pod}`),
+      );
       await event(
         'Normal',
         REPLICATION_EVENT_REASONS.primaryPromoted,

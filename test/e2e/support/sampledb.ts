@@ -225,3 +225,40 @@ export const SEED_SQL = [
   'CREATE TABLE events (at timestamptz NOT NULL DEFAULT now(), payload jsonb);',
   `INSERT INTO events (payload) SELECT jsonb_build_object('n', i) FROM generate_series(1, 200) i;`,
 ].join('\n');
+
+/** A merge patch of the SampleDB's spec, as `kubectl patch --type=merge` does it. */
+export async function patchSpec(
+  cluster: E2eCluster,
+  namespace: string,
+  name: string,
+  spec: Json,
+): Promise<void> {
+  await kubectlOk(cluster, [
+    'patch',
+    'sampledb',
+    name,
+    '-n',
+    namespace,
+    '--type=merge',
+    '-p',
+    JSON.stringify({ spec }),
+  ]);
+}
+
+/** The messages of the namespace's Events with `reason` (and `type`, when given). */
+export async function eventMessages(
+  cluster: E2eCluster,
+  namespace: string,
+  reason: string,
+  type?: 'Normal' | 'Warning',
+): Promise<string[]> {
+  const list = await kubectlJson<{ items: { type?: string; message?: string }[] }>(cluster, [
+    'get',
+    'events',
+    '-n',
+    namespace,
+    '--field-selector',
+    `reason=${reason}`,
+  ]);
+  return (list?.items ?? []).filter((e) => !type || e.type === type).map((e) => e.message ?? '');
+}

@@ -176,6 +176,52 @@ describe('Controller', () => {
     await cache.stop();
   });
 
+  it('reconciles an object it never reconciled before one it re-reconciles, and again after a delete', async () => {
+    const seen: string[] = [];
+    let release: () => void = () => {};
+    let busy = false;
+    const { kube, cache, controller } = await setup(
+      async (req) => {
+        seen.push(req.name);
+        if (req.name === 'busy') {
+          busy = true;
+          await new Promise<void>((r) => {
+            release = r;
+          });
+          busy = false;
+        }
+        return undefined;
+      },
+      { workers: 1 },
+    );
+    kube.put('old');
+    await cache.waitForSync();
+    controller.startWorkers();
+    await until(() => seen.length === 1, 'old reconciled');
+    kube.put('busy');
+    await until(() => busy, 'the one worker busy');
+    kube.put('old', { data: { v: '2' } }); // re-reconcile: rest lane
+    kube.put('new'); // never reconciled: first lane
+    await until(() => controller.queue.length === 2, 'both waiting');
+    release();
+    await until(() => seen.length === 4, 'both reconciled');
+    assert.deepEqual(seen, ['old', 'busy', 'new', 'old']);
+
+    // Deleted and created again under the same name, it is a new object: first again.
+    kube.remove('new');
+    await until(() => seen.length === 5, 'delete reconciled');
+    kube.put('busy', { data: { v: '2' } });
+    await until(() => busy, 'the one worker busy again');
+    kube.put('old', { data: { v: '3' } });
+    kube.put('new');
+    await until(() => controller.queue.length === 2, 'both waiting again');
+    release();
+    await until(() => seen.length === 8, 'both reconciled again');
+    assert.deepEqual(seen.slice(5), ['busy', 'new', 'old']);
+    await controller.shutdown();
+    await cache.stop();
+  });
+
   it('controllerOwnerRefs matches kind and group, and requires controller=true', () => {
     const refs = controllerOwnerRefs(
       {
