@@ -92,6 +92,8 @@ export const REASONS = {
   majorUpgrade: 'MajorUpgrade',
   majorUpgradeFailed: 'MajorUpgradeFailed',
   downgradeRefused: 'DowngradeRefused',
+  /** A major upgrade of a SampleDB with replicas: not built, the StatefulSet stays on its major. */
+  majorUpgradeWithReplicas: 'MajorUpgradeWithReplicas',
   // CredentialsApplied
   passwordApplied: 'PasswordApplied',
   passwordChanging: 'PasswordChanging',
@@ -137,6 +139,7 @@ export const EVENT_REASONS = {
   upgradeCompleted: 'UpgradeCompleted',
   upgradeFailed: 'UpgradeFailed',
   downgradeRefused: 'DowngradeRefused',
+  majorUpgradeRefused: 'MajorUpgradeRefused',
   finalBackupRetry: 'FinalBackupRetry',
   volumeRetained: 'VolumeRetained',
   ...REPLICATION_EVENT_REASONS,

@@ -131,6 +131,24 @@ export class Writer {
     return this.#client.delete(rt, ref, opts);
   }
 
+  /**
+   * A JSON patch whose `ops` carry their own test: undefined when the test failed (the object moved on since it
+   * was read; the next reconcile reads it again).
+   */
+  async guardedPatch<T extends Writable>(
+    rt: ResourceType<T>,
+    ref: ObjectRef,
+    ops: unknown[],
+  ): Promise<Stored<T> | undefined> {
+    this.#check('guarded-patch');
+    try {
+      return await this.#client.patch(rt, ref, ops, 'json');
+    } catch (err) {
+      if (isStatus(err, 422) || isStatus(err, 409) || isStatus(err, 404)) return undefined;
+      throw err;
+    }
+  }
+
   /** A JSON patch of the status subresource; `ops` carry their own resourceVersion test (the election's guard). */
   guardedPatchStatus<T extends Writable>(
     rt: ResourceType<T>,

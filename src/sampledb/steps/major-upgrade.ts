@@ -4,6 +4,7 @@
 import type { V1Job, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
 import { ANNOTATIONS, EVENT_REASONS, majorVersion, REASONS, SAMPLEDB_CONDITIONS } from '../../api/index.ts';
 import type { ConditionInput } from '../../runtime/index.ts';
+import { replicated } from '../replication/objects.ts';
 import { JOBS, PODS, SAMPLEDB_BACKUPS, STATEFULSETS } from '../resources.ts';
 import { preUpgradeBackup, type UpgradeRoute, upgradeJob, upgradeJobName } from '../upgrade/jobs.ts';
 import {
@@ -241,6 +242,11 @@ export const runMajorUpgrade: Step = {
     const abandoned = abandonedPreflight(ctx);
     const route = abandoned ?? routeOf(ctx);
     if (!route) return undefined;
+    // pg_upgrade runs on one data volume (pod 0's) with the StatefulSet stopped; with replicas it would upgrade
+    // whichever instance is pod 0 and leave the others on the old major. Not built: nothing is touched, the
+    // StatefulSet stays on the major of its files and the version step says why (MajorUpgradeWithReplicas).
+    const sts = ctx.view.get(STATEFULSETS, instance.namespace, instance.names.statefulSet);
+    if (replicated(instance) && !abandoned && upgradingToOf(sts) === undefined) return undefined;
     const obs: UpgradeObservation = {
       ...observe(ctx, route),
       ...(abandoned ? { abandoned: { preflightReading: true } } : {}),

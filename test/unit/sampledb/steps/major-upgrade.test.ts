@@ -198,6 +198,35 @@ describe('major upgrade through the reconcile (fake apiserver)', () => {
     assert.ok(!cluster.jobsRun.includes('orders-upgrade-17-cleanup'));
   });
 
+  it('refuses a major upgrade once the SampleDB has replicas: nothing touched, one Warning Event', async () => {
+    const cluster = await onFifteen();
+    const db = cluster.db();
+    // A SampleDB that had replicas (the record stays after a scale down to one): still replicated.
+    cluster.api.put(SAMPLEDBS, {
+      ...db,
+      status: { ...db.status, replication: { primary: 'orders-0', term: 1, instances: [] } },
+    });
+    for (let i = 0; i < 3; i++) {
+      await cluster.reconcile();
+      await cluster.play();
+    }
+    const condition = upgrading(cluster.db());
+    assert.equal(condition?.status, 'False');
+    assert.equal(condition?.reason, 'MajorUpgradeWithReplicas');
+    assert.match(condition?.message ?? '', /stay on 15, untouched/);
+    assert.equal(cluster.stsImage(), 'docker.io/library/postgres:15');
+    // Only the replication roles Job of a replicated SampleDB ran: no upgrade Job, no backup.
+    assert.deepEqual(
+      cluster.jobsRun.filter((name) => !name.startsWith('orders-roles-')),
+      [],
+    );
+    assert.equal(cluster.api.get(SAMPLEDB_BACKUPS, 'shop', 'orders-pre-upgrade-17'), undefined);
+    const refused = cluster.api.events.filter(
+      (e) => (e as { reason?: string }).reason === 'MajorUpgradeRefused',
+    );
+    assert.equal(refused.length, 1);
+  });
+
   it('waits for the maintenance window before the backup, and says until when', async () => {
     const cluster = await onFifteen();
     const db = cluster.db();
