@@ -8,7 +8,10 @@
  *      apiserver_request_total, against the floor (one write per child + one per status phase + the finalizer);
  *  (c) the operator's RSS idle and with N SampleDBs, per-SampleDB growth, CPU seconds;
  *  (d) N → all Ready, against the bare StatefulSets of (a) becoming ready; then an operator restart with everything
- *      in place: writes (goal 0) and time until every SampleDB was reconciled again.
+ *      in place: writes (goal 0) and time until every SampleDB was reconciled again;
+ *  (e) steady state: the operator idle with all N in place for BENCH_STEADY_SECONDS (default 120; 0 skips it; the
+ *      issue's figure is 600, see docs/performance.md): its requests and the apiserver's LISTs and writes (goal 0),
+ *      RSS per SampleDB, CPU seconds per SampleDB-hour.
  * N: BENCH_SAMPLEDBS (default 20). Prints a table and writes bench/results/operator-<timestamp>.json.
  */
 
@@ -39,8 +42,10 @@ import {
 } from '../src/runtime/index.ts';
 import { namesFor } from '../src/sampledb/names.ts';
 import { BenchOperator, metricSum } from './lib/operator-process.ts';
+import { type SteadyState, steadyState } from './lib/steady-state.ts';
 
 const count = Number(process.env.BENCH_SAMPLEDBS ?? 20);
+const steadySeconds = Number(process.env.BENCH_STEADY_SECONDS ?? 120);
 /** How many SampleDBs the user's client creates at once (both runs). */
 const createConcurrency = 8;
 /** The operator's SampleDB workers (src/runtime/controller.ts default); the bare client gets as many writers. */
@@ -190,6 +195,24 @@ function portable(obj: KubeObject, namespace: string): KubeObject {
   return copy;
 }
 
+function steadyRows(s: SteadyState): [string, string][] {
+  const verbs = Object.entries(s.operatorRequests)
+    .filter(([, n]) => n > 0)
+    .map(([verb, n]) => `${verb} ${n}`)
+    .join(', ');
+  return [
+    [`(e) steady state, ${s.seconds.toFixed(0)} s idle: operator writes (goal 0)`, String(s.operatorWrites)],
+    ['(e) operator requests by verb (GET includes LISTs)', verbs || 'none'],
+    ['(e) operator reconciles (resync)', String(s.reconciles)],
+    [
+      '(e) apiserver LISTs / writes (all clients; no Leases, Nodes)',
+      `${sumRequests(s.apiserverLists)} / ${sumRequests(s.apiserverWrites)}`,
+    ],
+    ['(e) RSS per SampleDB', `${(s.rssPerSampleDbBytes / 1024).toFixed(1)} KB`],
+    ['(e) CPU seconds per SampleDB-hour', s.cpuSecondsPerSampleDbHour.toFixed(4)],
+  ];
+}
+
 async function main(): Promise<void> {
   const started = new Date();
   console.error(`operator bench: N=${count} SampleDBs`);
@@ -285,6 +308,10 @@ async function main(): Promise<void> {
     const phaseCount = [...phases.values()].reduce((a, s) => a + s.size, 0);
     const floor = childCount + phaseCount + count;
     const statusChanges = [...statusVersions.values()].reduce((a, b) => a + b, 0);
+
+    // (e) steady state: everything in place, nothing to do.
+    const steady: SteadyState | undefined =
+      steadySeconds > 0 ? await steadyState(plane, operator, count, steadySeconds) : undefined;
 
     // Restart with everything in place: nothing to write.
     await operator.stop();
@@ -415,6 +442,11 @@ async function main(): Promise<void> {
         bareStatefulSetsSeconds: seconds(bReady - b0),
         ratio: (tReady - t0) / (bReady - b0),
       },
+      steady: steady && {
+        ...steady,
+        apiserverListCount: sumRequests(steady.apiserverLists),
+        apiserverWriteCount: sumRequests(steady.apiserverWrites),
+      },
       restart: {
         secondsToReconcileAll: seconds(tRestartDone - tRestart),
         secondsToReadyz: seconds(tRestartReady - tRestart),
@@ -458,6 +490,7 @@ async function main(): Promise<void> {
       ],
       ['(d) restart: operator writes (goal 0)', String(results.restart.writes)],
       ['(d) restart: Event writes', String(restartEvents)],
+      ...(steady ? steadyRows(steady) : []),
     ];
     const width = Math.max(...rows.map(([k]) => k.length));
     console.log(`${'metric'.padEnd(width)} | value`);

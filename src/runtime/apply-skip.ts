@@ -240,21 +240,33 @@ function isDeepEqualJson(a: Json, b: Json): boolean {
 }
 
 /**
- * The managedFields a cache keeps: only Apply entries (what applyNeed reads), without their timestamps, and with
- * their field sets shared between objects (see shareFields).
+ * The managedFields a cache keeps: only Apply entries (what applyNeed reads), without their timestamps, and shared
+ * between objects: a list equal to one already cached (objects one client applied alike, such as 5,000 ConfigMaps
+ * of one builder) is that list; otherwise each entry's field sets are shared (see shareFields).
  */
 export function keepApplyEntries(entries: readonly unknown[]): ManagedFieldsEntry[] {
-  const kept: ManagedFieldsEntry[] = [];
+  const applied: ManagedFieldsEntry[] = [];
   for (const entry of entries as ManagedFieldsEntry[]) {
     if (entry?.operation !== 'Apply') continue;
-    const { time: _time, fieldsV1, ...rest } = entry;
-    kept.push(fieldsV1 ? { ...rest, fieldsV1: shareFields(fieldsV1) } : rest);
+    const { time: _time, ...rest } = entry;
+    applied.push(rest);
   }
+  if (applied.length === 0) return applied;
+  const key = hashOf(applied);
+  const known = shared.get(key)?.deref() as ManagedFieldsEntry[] | undefined;
+  if (known) return known;
+  const kept = applied.map(({ fieldsV1, ...rest }) =>
+    fieldsV1 ? { ...rest, fieldsV1: shareFields(fieldsV1) } : rest,
+  );
+  remember(key, kept);
   return kept;
 }
 
-/** Field sets already cached, by a hash of their JSON; an entry goes when no cached object uses it any more. */
-const shared = new Map<string, WeakRef<FieldSet>>();
+/**
+ * Field sets and Apply entry lists already cached, by a hash of their JSON; an entry goes when no cached object
+ * uses it any more. What is shared must never be mutated.
+ */
+const shared = new Map<string, WeakRef<object>>();
 const unused = new FinalizationRegistry<string>((key) => {
   if (!shared.get(key)?.deref()) shared.delete(key);
 });
@@ -279,10 +291,16 @@ export function shareFields(fields: FieldSet): FieldSet {
 }
 
 function sharedCopy(fields: FieldSet): FieldSet {
-  const key = createHash('sha1').update(JSON.stringify(fields)).digest('base64');
-  const known = shared.get(key)?.deref();
+  const key = hashOf(fields);
+  const known = shared.get(key)?.deref() as FieldSet | undefined;
   if (known) return known;
-  shared.set(key, new WeakRef(fields));
-  unused.register(fields, key);
+  remember(key, fields);
   return fields;
+}
+
+const hashOf = (value: object): string => createHash('sha1').update(JSON.stringify(value)).digest('base64');
+
+function remember(key: string, value: object): void {
+  shared.set(key, new WeakRef(value));
+  unused.register(value, key);
 }

@@ -50,6 +50,11 @@ export interface ControllerOptions {
   workers?: number;
   /** Every primary key is re-queued this often, from the cache (no API call). Default 10 min. */
   resyncPeriodMs?: number;
+  /**
+   * Keys queued with the primary's at start and at every resync although no primary of that key exists: what a
+   * primary that is gone left for this controller to finish (an event on it may have come while it was not running).
+   */
+  orphanKeys?: () => ObjectRef[];
   /** Called after a reconcile threw, e.g. to set a status condition. Its own failures are logged, not raised. */
   onError?: (req: ReconcileRequest, err: unknown, ctx: ReconcileContext) => Promise<void> | void;
   queue?: Partial<Omit<WorkQueueOptions, 'name' | 'metrics'>>;
@@ -85,6 +90,12 @@ export class Controller {
   readonly #log: Logger;
   readonly #metrics: RuntimeMetrics | undefined;
   readonly #clock: Clock;
+  /**
+   * Primary keys this process has handed to a worker at least once (while the object is cached). A key not in it
+   * waits in the queue's `first` lane: a new object's first reconcile (which creates its children) comes before
+   * the re-reconciles its siblings' child events cause, so a burst of creations gets all its first waves out first.
+   */
+  readonly #reconciled = new Set<string>();
   #workers: Promise<void>[] = [];
   #workerStop: AbortController | undefined;
   #resyncTimer: NodeJS.Timeout | undefined;
@@ -98,7 +109,12 @@ export class Controller {
     this.#clock = deps.clock ?? realClock;
     this.queue = new WorkQueue({ name: opts.name, metrics: deps.metrics, clock: this.#clock, ...opts.queue });
 
-    this.#cache.informerFor(opts.for).onChange((c) => this.#enqueue([objectKey(c.object)]));
+    this.#cache.informerFor(opts.for).onChange((c) => {
+      const key = objectKey(c.object);
+      // A later object of the same name is a new object: its first reconcile goes first again.
+      if (c.type === 'DELETED') this.#reconciled.delete(key);
+      this.#enqueue([key]);
+    });
     for (const owned of opts.owns ?? []) {
       this.#cache
         .informerFor(owned)
@@ -157,18 +173,21 @@ export class Controller {
 
   #enqueue(keys: string[]): void {
     if (!this.#workerStop) return;
-    for (const key of keys) this.queue.add(key);
+    for (const key of keys) this.queue.add(key, { lane: this.#reconciled.has(key) ? 'rest' : 'first' });
   }
 
   #enqueueAll(): void {
     const store = this.#cache.storeFor(this.#opts.for);
     if (store) this.#enqueue(store.keys());
+    if (this.#opts.orphanKeys) this.#enqueue(this.#opts.orphanKeys().map(keyOf));
   }
 
   async #work(signal: AbortSignal): Promise<void> {
     for (;;) {
       const key = await this.queue.get(signal);
       if (key === undefined) return;
+      // Only while cached: a key whose object is gone would otherwise stay in the set for good.
+      if (this.#cache.storeFor(this.#opts.for)?.get(key)) this.#reconciled.add(key);
       try {
         await this.#reconcile(key, signal);
       } finally {

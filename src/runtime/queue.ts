@@ -42,8 +42,22 @@ export class TokenBucket {
 type Getter = { resolve: (key: string | undefined) => void; signal?: AbortSignal; onAbort?: () => void };
 
 /**
+ * Which line a waiting key stands in. `first` is served before `rest` (strictly: a `rest` key is handed out only
+ * when no `first` key waits), for the first reconcile of objects this process has never reconciled: 500 objects
+ * created at once should each get their children before any of them is re-reconciled for its children's events.
+ * The lane only orders waiting keys; dedup, one worker per key, delays and rate limiting are the same in both.
+ */
+export type Lane = 'first' | 'rest';
+
+export interface AddOptions {
+  /** Default `rest`. A key already waiting in `rest` moves to `first`; a `first` key never moves back. */
+  lane?: Lane;
+}
+
+/**
  * client-go's work queue semantics: a key waits at most once (dedup), is handed to at most one worker at a time,
- * and a key added while it is being processed is re-queued exactly once when that processing is done.
+ * and a key added while it is being processed is re-queued exactly once when that processing is done. Two lanes
+ * order the waiting keys ({@link Lane}); within a lane, first in first out.
  */
 export class WorkQueue {
   readonly name: string;
@@ -54,9 +68,11 @@ export class WorkQueue {
   readonly #maxDelayMs: number;
   readonly #bucket: TokenBucket;
 
-  #queue: string[] = [];
-  #head = 0;
-  readonly #dirty = new Set<string>();
+  readonly #lanes = { first: new Fifo(), rest: new Fifo() };
+  /** Keys waiting or to be re-queued once processed, with their lane. */
+  readonly #dirty = new Map<string, Lane>();
+  /** Keys in a lane's FIFO, with that lane (a key promoted to `first` leaves a stale entry in `rest`, skipped). */
+  readonly #queued = new Map<string, Lane>();
   readonly #processing = new Set<string>();
   readonly #addedAt = new Map<string, number>();
   readonly #startedAt = new Map<string, number>();
@@ -80,7 +96,7 @@ export class WorkQueue {
   }
 
   get length(): number {
-    return this.#queue.length - this.#head;
+    return this.#queued.size;
   }
 
   get processingCount(): number {
@@ -95,14 +111,27 @@ export class WorkQueue {
     return this.#processing.has(key);
   }
 
-  add(key: string): void {
-    if (this.#shuttingDown || this.#dirty.has(key)) return;
+  add(key: string, opts: AddOptions = {}): void {
+    if (this.#shuttingDown) return;
+    const lane = opts.lane ?? 'rest';
+    const waiting = this.#dirty.get(key);
+    if (waiting !== undefined) {
+      if (waiting === 'rest' && lane === 'first') this.#promote(key);
+      return;
+    }
     this.#metrics?.workqueueAdds.inc(this.#labels);
-    this.#dirty.add(key);
+    this.#dirty.set(key, lane);
     this.#addedAt.set(key, this.#clock.now());
     // A key being processed waits in `dirty` and is re-queued by done(): that is the single follow-up.
     if (this.#processing.has(key)) return;
-    this.#push(key);
+    this.#push(key, lane);
+  }
+
+  #promote(key: string): void {
+    this.#dirty.set(key, 'first');
+    if (this.#queued.get(key) !== 'rest') return;
+    this.#queued.set(key, 'first');
+    this.#lanes.first.push(key);
   }
 
   addAfter(key: string, delayMs: number): void {
@@ -182,7 +211,8 @@ export class WorkQueue {
     if (started !== undefined) {
       this.#metrics?.workqueueWorkDuration.observe(this.#labels, (this.#clock.now() - started) / 1000);
     }
-    if (this.#dirty.has(key) && !this.#shuttingDown) this.#push(key);
+    const lane = this.#dirty.get(key);
+    if (lane !== undefined && !this.#shuttingDown) this.#push(key, lane);
     if (this.#processing.size === 0) for (const wake of this.#idleWaiters.splice(0)) wake();
   }
 
@@ -193,8 +223,9 @@ export class WorkQueue {
     for (const { handle } of this.#delayed.values()) this.#clock.clearTimeout(handle);
     this.#delayed.clear();
     for (const g of this.#getters.splice(0)) this.#release(g, undefined);
-    this.#queue = [];
-    this.#head = 0;
+    this.#lanes.first.clear();
+    this.#lanes.rest.clear();
+    this.#queued.clear();
     this.#metrics?.workqueueDepth.set(this.#labels, 0);
   }
 
@@ -210,28 +241,33 @@ export class WorkQueue {
     return exponentialDelay(failures, { initialMs: this.#baseDelayMs, maxMs: this.#maxDelayMs, factor: 2 });
   }
 
-  #push(key: string): void {
+  #push(key: string, lane: Lane): void {
     const getter = this.#getters.shift();
     if (getter) {
       this.#take(key);
       this.#release(getter, key);
       return;
     }
-    this.#queue.push(key);
+    this.#queued.set(key, lane);
+    this.#lanes[lane].push(key);
     this.#metrics?.workqueueDepth.set(this.#labels, this.length);
   }
 
   #pop(): string | undefined {
-    if (this.#head >= this.#queue.length) return undefined;
-    const key = this.#queue[this.#head++]!;
-    // Compact occasionally so a long-lived queue does not grow without bound.
-    if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
-      this.#queue = this.#queue.slice(this.#head);
-      this.#head = 0;
-    }
+    const key = this.#shift('first') ?? this.#shift('rest');
+    if (key === undefined) return undefined;
+    this.#queued.delete(key);
     this.#metrics?.workqueueDepth.set(this.#labels, this.length);
     this.#take(key);
     return key;
+  }
+
+  /** The lane's next key that is still queued in it (entries left behind by a promotion are skipped). */
+  #shift(lane: Lane): string | undefined {
+    for (;;) {
+      const key = this.#lanes[lane].shift();
+      if (key === undefined || this.#queued.get(key) === lane) return key;
+    }
   }
 
   #take(key: string): void {
@@ -248,5 +284,30 @@ export class WorkQueue {
   #release(getter: Getter, key: string | undefined): void {
     if (getter.onAbort) getter.signal?.removeEventListener('abort', getter.onAbort);
     getter.resolve(key);
+  }
+}
+
+/** An array-backed FIFO that compacts occasionally, so a long-lived queue does not grow without bound. */
+class Fifo {
+  #items: string[] = [];
+  #head = 0;
+
+  push(item: string): void {
+    this.#items.push(item);
+  }
+
+  shift(): string | undefined {
+    if (this.#head >= this.#items.length) return undefined;
+    const item = this.#items[this.#head++]!;
+    if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
+      this.#items = this.#items.slice(this.#head);
+      this.#head = 0;
+    }
+    return item;
+  }
+
+  clear(): void {
+    this.#items = [];
+    this.#head = 0;
   }
 }

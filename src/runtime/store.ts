@@ -1,5 +1,14 @@
 import { keepApplyEntries } from './apply-skip.ts';
-import { compareResourceVersions, type KubeObject, keyOf, type ObjectRef, objectKey } from './resource.ts';
+import {
+  compareResourceVersions,
+  type KubeObject,
+  keyOf,
+  type ObjectMeta,
+  type ObjectRef,
+  objectKey,
+} from './resource.ts';
+
+const lastApplied = 'kubectl.kubernetes.io/last-applied-configuration';
 
 /** Maps an object to the index values it is filed under. */
 export type IndexFn<T> = (obj: T) => readonly string[];
@@ -10,6 +19,8 @@ export interface StoreOptions<T extends KubeObject> {
    * Trim metadata.managedFields (often the largest part of an object) before caching: only server-side apply
    * entries are kept, without their timestamps, because the client's write-skipping reads its own (apply-skip.ts,
    * ADR 0007); the Update entries other controllers leave are dropped. Default true; false keeps them all.
+   * Whatever this says, kubectl's `last-applied-configuration` annotation (a copy of the whole object that
+   * client-side apply leaves) is dropped: nothing in the runtime or its reconcilers reads it.
    */
   dropManagedFields?: boolean;
   /** Further trimming of cached objects, e.g. dropping fields the controller never reads. */
@@ -155,10 +166,15 @@ export class Store<T extends KubeObject> {
 
   #trim(obj: T): T {
     let out = obj;
-    if (this.#dropManagedFields && out.metadata.managedFields) {
-      const { managedFields, ...metadata } = out.metadata;
-      const kept = keepApplyEntries(managedFields);
-      out = { ...out, metadata: kept.length > 0 ? { ...metadata, managedFields: kept } : metadata };
+    const trimManagedFields = this.#dropManagedFields && out.metadata.managedFields;
+    if (trimManagedFields || out.metadata.annotations?.[lastApplied] !== undefined) {
+      const { managedFields, annotations, ...metadata } = out.metadata;
+      const kept = managedFields && this.#dropManagedFields ? keepApplyEntries(managedFields) : managedFields;
+      if (kept && kept.length > 0) (metadata as ObjectMeta).managedFields = kept;
+      // kubectl's client-side apply keeps a copy of the whole object there; nothing of ours reads it.
+      const { [lastApplied]: _copy, ...rest } = annotations ?? {};
+      if (Object.keys(rest).length > 0) (metadata as ObjectMeta).annotations = rest;
+      out = { ...out, metadata };
     }
     return this.#transform ? this.#transform(out) : out;
   }

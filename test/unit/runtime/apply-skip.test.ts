@@ -239,6 +239,38 @@ describe('keepApplyEntries', () => {
     ]);
     assert.deepEqual(kept, [{ manager, operation: 'Apply', apiVersion: 'v1', fieldsV1: { 'f:data': {} } }]);
   });
+
+  it('holds equal Apply entry lists once across objects (timestamps and Update entries aside)', () => {
+    const entriesOf = (time: string, owner: string) => [
+      {
+        manager,
+        operation: 'Apply',
+        apiVersion: 'v1',
+        time,
+        fieldsV1: { 'f:data': { 'f:shared-list': {} } },
+      },
+      { manager: owner, operation: 'Update', apiVersion: 'v1', time, fieldsV1: { 'f:status': {} } },
+    ];
+    const a = keepApplyEntries(entriesOf('2026-01-01T00:00:00Z', 'x'));
+    const b = keepApplyEntries(entriesOf('2026-01-02T00:00:00Z', 'y'));
+    assert.equal(a, b, 'one list for both objects');
+    const other = keepApplyEntries([
+      { manager, operation: 'Apply', apiVersion: 'v1', fieldsV1: { 'f:data': { 'f:shared-list': {} } } },
+      { manager: 'other', operation: 'Apply', apiVersion: 'v1', fieldsV1: { 'f:data': { 'f:x': {} } } },
+    ]);
+    assert.notEqual(other, a, 'a different list stays apart');
+    assert.equal(
+      other[0]!.fieldsV1?.['f:data'],
+      a[0]!.fieldsV1?.['f:data'],
+      'its equal field set is still shared',
+    );
+    assert.deepEqual(other[1], {
+      manager: 'other',
+      operation: 'Apply',
+      apiVersion: 'v1',
+      fieldsV1: { 'f:data': { 'f:x': {} } },
+    });
+  });
 });
 
 describe('shareFields', () => {

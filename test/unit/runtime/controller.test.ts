@@ -22,7 +22,12 @@ const widgets: ResourceType = {
 
 async function setup(
   reconcile: (req: ReconcileRequest) => Promise<{ requeueAfter?: number } | undefined>,
-  opts: { owns?: boolean; workers?: number; onError?: (req: ReconcileRequest, err: unknown) => void } = {},
+  opts: {
+    owns?: boolean;
+    workers?: number;
+    onError?: (req: ReconcileRequest, err: unknown) => void;
+    orphanKeys?: () => { namespace: string; name: string }[];
+  } = {},
 ) {
   const kube = new FakeKube();
   const clock = new FakeClock();
@@ -36,6 +41,7 @@ async function setup(
       reconciler: { reconcile },
       workers: opts.workers ?? 2,
       onError: opts.onError,
+      ...(opts.orphanKeys ? { orphanKeys: opts.orphanKeys } : {}),
     },
     { cache, clock, metrics: runtimeMetrics(registry) },
   );
@@ -57,6 +63,24 @@ describe('Controller', () => {
     await until(() => seen.length === 2, 'two reconciles');
     kube.put('c');
     await until(() => seen.includes('ns/c'), 'c reconciled');
+    await controller.shutdown();
+    await cache.stop();
+  });
+
+  it('at start also reconciles the keys orphanKeys names, though no primary has them', async () => {
+    const seen: string[] = [];
+    const { kube, cache, controller } = await setup(
+      async (req) => {
+        seen.push(`${req.namespace}/${req.name}`);
+        return undefined;
+      },
+      { orphanKeys: () => [{ namespace: 'ns', name: 'gone' }] },
+    );
+    kube.put('a');
+    await cache.waitForSync();
+    controller.startWorkers();
+    await until(() => seen.length === 2, 'two reconciles');
+    assert.deepEqual(seen.sort(), ['ns/a', 'ns/gone']);
     await controller.shutdown();
     await cache.stop();
   });
@@ -173,6 +197,52 @@ describe('Controller', () => {
     assert.equal(await stopping, true);
     assert.equal(maxSameKey, 1);
     assert.ok(finished >= 1);
+    await cache.stop();
+  });
+
+  it('reconciles an object it never reconciled before one it re-reconciles, and again after a delete', async () => {
+    const seen: string[] = [];
+    let release: () => void = () => {};
+    let busy = false;
+    const { kube, cache, controller } = await setup(
+      async (req) => {
+        seen.push(req.name);
+        if (req.name === 'busy') {
+          busy = true;
+          await new Promise<void>((r) => {
+            release = r;
+          });
+          busy = false;
+        }
+        return undefined;
+      },
+      { workers: 1 },
+    );
+    kube.put('old');
+    await cache.waitForSync();
+    controller.startWorkers();
+    await until(() => seen.length === 1, 'old reconciled');
+    kube.put('busy');
+    await until(() => busy, 'the one worker busy');
+    kube.put('old', { data: { v: '2' } }); // re-reconcile: rest lane
+    kube.put('new'); // never reconciled: first lane
+    await until(() => controller.queue.length === 2, 'both waiting');
+    release();
+    await until(() => seen.length === 4, 'both reconciled');
+    assert.deepEqual(seen, ['old', 'busy', 'new', 'old']);
+
+    // Deleted and created again under the same name, it is a new object: first again.
+    kube.remove('new');
+    await until(() => seen.length === 5, 'delete reconciled');
+    kube.put('busy', { data: { v: '2' } });
+    await until(() => busy, 'the one worker busy again');
+    kube.put('old', { data: { v: '3' } });
+    kube.put('new');
+    await until(() => controller.queue.length === 2, 'both waiting again');
+    release();
+    await until(() => seen.length === 8, 'both reconciled again');
+    assert.deepEqual(seen.slice(5), ['busy', 'new', 'old']);
+    await controller.shutdown();
     await cache.stop();
   });
 

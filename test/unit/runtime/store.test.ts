@@ -56,6 +56,23 @@ describe('Store', () => {
     assert.deepEqual(keeping.get('a/x')?.metadata.managedFields, [{ manager: 'm' }]);
   });
 
+  it("drops kubectl's last-applied-configuration copy and keeps the other annotations", () => {
+    const lastApplied = 'kubectl.kubernetes.io/last-applied-configuration';
+    const store = new Store();
+    const annotated = obj('x', '1', { annotations: { [lastApplied]: '{"big":"copy"}', note: 'kept' } });
+    store.upsert(annotated);
+    assert.deepEqual(store.get('a/x')?.metadata.annotations, { note: 'kept' });
+    assert.equal(annotated.metadata.annotations?.[lastApplied], '{"big":"copy"}', 'input not mutated');
+    store.upsert(obj('y', '1', { annotations: { [lastApplied]: '{}' } }));
+    assert.equal(store.get('a/y')?.metadata.annotations, undefined, 'no empty annotations left behind');
+    const keeping = new Store({ dropManagedFields: false });
+    keeping.upsert(
+      obj('z', '1', { annotations: { [lastApplied]: '{}' }, managedFields: [{ manager: 'm' }] }),
+    );
+    assert.equal(keeping.get('a/z')?.metadata.annotations, undefined);
+    assert.deepEqual(keeping.get('a/z')?.metadata.managedFields, [{ manager: 'm' }]);
+  });
+
   it('read-your-writes: our newer write is visible at once and an older watch event does not roll it back', () => {
     const store = new Store();
     store.upsert(obj('x', '10', { labels: { v: 'old' } }));
