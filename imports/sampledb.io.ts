@@ -306,7 +306,7 @@ export function toJson_SampleDbSpecBackup(obj: SampleDbSpecBackup | undefined): 
  */
 export interface SampleDbSpecBootstrap {
   /**
-   * The owner's credentials: a Secret you provide with keys "username" (bootstrap.owner) and "password". Default: the operator generates <name>-credentials with a random password, once, and never rotates it by itself. Changing the password in this Secret changes the role's password in PostgreSQL (a Job), then the binding Secret. The superuser is a separate role whose password is in <name>-superuser, which is never handed to applications.
+   * The owner's credentials: a Secret you provide with keys "username" (bootstrap.owner) and "password". Default: the operator generates <name>-credentials with a random password, once, and never rotates it by itself. Changing the password in this Secret changes the role's password in PostgreSQL (a Job), then the binding Secret. The superuser is a separate role whose password is in <name>-superuser, which is never handed to applications. Not a name the operator gives its own Secrets (<name>-superuser, -monitoring, -binding, -replication, -failover).
    *
    * @schema SampleDbSpecBootstrap#credentialsSecret
    */
@@ -784,7 +784,7 @@ export function toJson_SampleDbSpecBackupVolume(obj: SampleDbSpecBackupVolume | 
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
 /**
- * The owner's credentials: a Secret you provide with keys "username" (bootstrap.owner) and "password". Default: the operator generates <name>-credentials with a random password, once, and never rotates it by itself. Changing the password in this Secret changes the role's password in PostgreSQL (a Job), then the binding Secret. The superuser is a separate role whose password is in <name>-superuser, which is never handed to applications.
+ * The owner's credentials: a Secret you provide with keys "username" (bootstrap.owner) and "password". Default: the operator generates <name>-credentials with a random password, once, and never rotates it by itself. Changing the password in this Secret changes the role's password in PostgreSQL (a Job), then the binding Secret. The superuser is a separate role whose password is in <name>-superuser, which is never handed to applications. Not a name the operator gives its own Secrets (<name>-superuser, -monitoring, -binding, -replication, -failover).
  *
  * @schema SampleDbSpecBootstrapCredentialsSecret
  */

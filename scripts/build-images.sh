@@ -6,6 +6,8 @@
 #   pause        the pod sandbox: scripts/images/pause.c, static, alone in its image
 #   postgres-15  PostgreSQL 15 from Debian bookworm  } with scripts/images/postgres-entrypoint.sh: the official
 #   postgres-17  PostgreSQL 17 from Debian trixie    } postgres image's contract (uid 999, POSTGRES_*, PGDATA)
+#   postgres-15-rebuilt  the postgres-15 image with one more config label: the same files under another digest,
+#                tagged localhost/postgres:15-rebuilt (a "new image of the same minor" for the minor-upgrade e2e test)
 #   postgres-exporter  Debian bookworm's prometheus-postgres-exporter (0.11) and libc, alone: the SampleDB
 #                exporter sidecar (spec.monitoring.exporter.image), run by the monitoring e2e test
 #   operator     this checkout: lib/ (tsc), production node_modules and the Node 24 binary of the npm `node` package
@@ -24,7 +26,7 @@ repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 images_src="$repo_root/scripts/images"
 cache_root="${XDG_CACHE_HOME:-$HOME/.cache}/sampledb-operator"
 images_dir="$cache_root/images"
-all_images=(pause postgres-15 postgres-17 postgres-exporter operator)
+all_images=(pause postgres-15 postgres-17 postgres-15-rebuilt postgres-exporter operator)
 mirror=(${SAMPLEDB_DEBIAN_MIRROR:+"$SAMPLEDB_DEBIAN_MIRROR"})
 
 say() { echo "build-images: $*" >&2; }
@@ -61,6 +63,7 @@ key_of() {
   case $1 in
     pause) echo "$(recipe_of build_pause)-$(hash_files "$images_src/pause.c")" | sha256sum | cut -c1-16 ;;
     postgres-exporter) recipe_of build_exporter ;;
+    postgres-15-rebuilt) echo "$(recipe_of build_postgres_rebuilt)-$(key_of postgres-15)" | sha256sum | cut -c1-16 ;;
     postgres-*) echo "$(recipe_of build_postgres suite_of)-$(hash_files "$images_src/postgres-entrypoint.sh")-$1" | sha256sum | cut -c1-16 ;;
     operator) echo "$(recipe_of build_operator operator_base)-$(operator_sources)-$(hash_files "$(node_binary)")" | sha256sum | cut -c1-16 ;;
     *) say "unknown image '$1' (known: ${all_images[*]})"; return 1 ;;
@@ -146,6 +149,18 @@ build_postgres() {
     --config.exposedports 5432/tcp --config.stopsignal SIGINT
   archive "$work" "$out" "localhost/postgres:$version" "localhost/postgres:$major"
   echo "$version" > "$out/version"
+}
+
+# postgres-15 with one more label: another manifest and config digest, the same layer. What a registry shows when an
+# image is rebuilt without a new PostgreSQL release; the operator treats it as a minor change (a rolling restart).
+build_postgres_rebuilt() {
+  local work=$1 out=$2 base
+  # The result line of postgres-15 (built first if missing, under its own lock): "<name> <archive> <refs...>".
+  base=$(ensure postgres-15 true | cut -d' ' -f2)
+  [[ -f $base ]] || { say "postgres-15 is not built"; return 1; }
+  skopeo copy --quiet "oci-archive:$base" "oci:$work/oci:image"
+  umoci config --image "$work/oci:image" --config.label io.sampledb.test.rebuilt=true
+  archive "$work" "$out" localhost/postgres:15-rebuilt
 }
 
 # The exporter sidecar: the Debian package's binary and the libc it links, unpacked without running package scripts;
@@ -249,6 +264,7 @@ build_one() {
   case $name in
     pause) with_progress "pause image" build_pause "$work" "$out.new" || status=$? ;;
     postgres-exporter) with_progress "postgres_exporter image (bookworm; cold: ~1 min)" build_exporter "$work" "$out.new" || status=$? ;;
+    postgres-15-rebuilt) with_progress "PostgreSQL 15 image, rebuilt (a label more)" build_postgres_rebuilt "$work" "$out.new" || status=$? ;;
     postgres-*) with_progress "PostgreSQL ${name#postgres-} image ($(suite_of "${name#postgres-}"); cold: ~1.5 min)" \
       build_postgres "$work" "$out.new" "${name#postgres-}" || status=$? ;;
     operator) with_progress "operator image (cold: ~1 min)" build_operator "$work" "$out.new" || status=$? ;;
@@ -260,8 +276,9 @@ build_one() {
     return "$status"
   fi
   mv "$out.new" "$out"
-  # Older builds of the same image are not needed any more.
-  find "$images_dir" -maxdepth 1 -type d -name "$name-*" ! -path "$out" -exec rm -rf {} +
+  # Older builds of the same image are not needed any more (keys have no dash: postgres-15's older builds are
+  # postgres-15-<key>, never postgres-15-rebuilt-<key>).
+  find "$images_dir" -maxdepth 1 -type d -name "$name-*" ! -name "$name-*-*" ! -path "$out" -exec rm -rf {} +
 }
 
 # Prints "<name> <archive> <refs...>" once the image exists (building it under a lock unless --print).

@@ -76,6 +76,10 @@ export const REASONS = {
   finalBackupFailed: 'FinalBackupFailed',
   snapshotInProgress: 'SnapshotInProgress',
   snapshotFailed: 'SnapshotFailed',
+  /** The protection could not be taken; the data volumes' PersistentVolumes were switched to Retain instead. */
+  dataRetained: 'DataRetained',
+  /** The data volumes get the data-protection finalizer before anything else happens. */
+  holdingVolumes: 'HoldingVolumes',
   // BackupHealthy
   backupsHealthy: 'BackupsHealthy',
   latestBackupFailed: 'LatestBackupFailed',
@@ -88,6 +92,8 @@ export const REASONS = {
   majorUpgrade: 'MajorUpgrade',
   majorUpgradeFailed: 'MajorUpgradeFailed',
   downgradeRefused: 'DowngradeRefused',
+  /** A major upgrade of a SampleDB with replicas: not built, the StatefulSet stays on its major. */
+  majorUpgradeWithReplicas: 'MajorUpgradeWithReplicas',
   // CredentialsApplied
   passwordApplied: 'PasswordApplied',
   passwordChanging: 'PasswordChanging',
@@ -112,6 +118,12 @@ export type Reason = (typeof REASONS)[keyof typeof REASONS];
 
 /** Reasons of the Events the operator records. */
 export const EVENT_REASONS = {
+  /** A child of a SampleDB was created (its note names it). */
+  created: 'Created',
+  /** The SampleDB became Ready. */
+  ready: 'Ready',
+  /** The SampleDB became Failed; the note is the Ready condition's message (its reason is in the note's head). */
+  failed: 'Failed',
   backupCompleted: 'BackupCompleted',
   backupFailed: 'BackupFailed',
   backupVerified: 'BackupVerified',
@@ -127,6 +139,8 @@ export const EVENT_REASONS = {
   upgradeCompleted: 'UpgradeCompleted',
   upgradeFailed: 'UpgradeFailed',
   downgradeRefused: 'DowngradeRefused',
+  majorUpgradeRefused: 'MajorUpgradeRefused',
   finalBackupRetry: 'FinalBackupRetry',
+  volumeRetained: 'VolumeRetained',
   ...REPLICATION_EVENT_REASONS,
 } as const;

@@ -40,7 +40,23 @@ export const LABELS = {
   trigger: `${GROUP}/trigger`,
   /** On database pods: `primary` (the `-rw` Service selects it) or `replica` (the `-ro` Service); set by the operator. */
   role: `${GROUP}/role`,
+  /** On a PersistentVolume the operator switched to reclaimPolicy Retain to keep a SampleDB's data (value: `true`). */
+  retained: `${GROUP}/retained`,
 } as const;
+
+/**
+ * `<name>-<suffix>`: the Secrets the operator writes itself for SampleDB `<name>` (the superuser's password, the
+ * monitoring role's, the binding handed to applications, the replication and failover roles'). A user's
+ * `bootstrap.credentialsSecret` may not have one of these names (admission refuses it): the operator would overwrite
+ * it, or hand the superuser's password out as the owner's.
+ */
+export const OPERATOR_SECRET_SUFFIXES = [
+  'superuser',
+  'monitoring',
+  'binding',
+  'replication',
+  'failover',
+] as const;
 
 export const TRIGGER_SCHEDULE = 'schedule';
 /** `sampledb.io/trigger` of the backup taken before a major upgrade. */
@@ -75,10 +91,23 @@ export const ANNOTATIONS = {
   switchoverTo: `${GROUP}/switchover-to`,
   /** On database pods: the election term in which the operator labelled it. */
   term: `${GROUP}/term`,
+  /** On a data PVC: the PersistentVolume the operator switched to reclaimPolicy Retain before releasing the claim. */
+  retainedVolume: `${GROUP}/retained-volume`,
+  /** On a retained PersistentVolume: `<namespace>/<SampleDB>` whose data it holds, and why it was retained. */
+  retainedFrom: `${GROUP}/retained-from`,
+  retainedBecause: `${GROUP}/retained-because`,
+  /** On a SampleDB being deleted: why the protection its deletion.policy asks for cannot be taken (a create refused). */
+  protectionRefused: `${GROUP}/protection-refused`,
 } as const;
 
 /** On every SampleDB, so no child can outlive the deletion policy. */
 export const FINALIZER = `${GROUP}/finalizer`;
+
+/**
+ * On every data PVC: the claim, and so its volume, stays until the deletion policy is satisfied (snapshot ready, final
+ * backup completed) or its PersistentVolume was switched to Retain, whoever deletes it (the namespace, a cascade).
+ */
+export const DATA_FINALIZER = `${GROUP}/data-protection`;
 
 /** Container names of the database pod and the Jobs. */
 export const CONTAINERS = {

@@ -96,8 +96,15 @@ export const WATCHED_NAMESPACE_RULES: readonly PolicyRule[] = [
   },
 ];
 
-/** Cluster-scoped reads, needed even when the operator watches only some namespaces. */
+/** Cluster-scoped rules, needed even when the operator watches only some namespaces. */
 export const CLUSTER_RULES: readonly PolicyRule[] = [
+  {
+    apiGroups: [''],
+    resources: ['persistentvolumes'],
+    // Only patch (by name, from the claim's spec.volumeName): no list, watch or get of the cluster's volumes.
+    verbs: ['patch'],
+    why: 'when a deletion policy cannot be satisfied, the data volume is switched to reclaimPolicy Retain',
+  },
   {
     apiGroups: ['storage.k8s.io'],
     resources: ['storageclasses'],

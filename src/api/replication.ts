@@ -7,6 +7,12 @@ export const MAX_INSTANCES = 9;
 /** Long enough to ride out a blip of one probe, short enough for a failover well under 15 s. */
 export const DEFAULT_FAILOVER_DELAY_SECONDS = 5;
 export const MAX_FAILOVER_DELAY_SECONDS = 600;
+/**
+ * A replica that answers but has not streamed for this long while the primary is available cannot follow it (its
+ * WAL went past the new timeline's fork, or the WAL it needs is gone) and is re-cloned. Long enough for a standby to
+ * find a new primary (the WAL receiver retries every 5 s, the Service must select the primary first).
+ */
+export const REJOIN_AFTER_SECONDS = 30;
 
 export const InstancesSchema = Type.Integer({
   minimum: 1,
@@ -80,6 +86,17 @@ export const InstanceStatusSchema = Type.Object(
       description: 'primary, replica, or unknown (the operator could not ask it).',
     }),
     ready: Type.Boolean({ description: 'The pod is Ready and answers the operator.' }),
+    streaming: Type.Optional(
+      Type.Boolean({ description: 'Replicas: its WAL receiver is streaming from the primary.' }),
+    ),
+    notStreamingSince: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description:
+          'Replicas: when the operator first saw it answer without streaming. One that does not stream for ' +
+          `${REJOIN_AFTER_SECONDS} s while the primary is available is re-cloned from it.`,
+      }),
+    ),
     lagBytes: Type.Optional(
       Type.Integer({
         minimum: 0,

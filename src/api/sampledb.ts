@@ -30,7 +30,7 @@ import {
   RESERVED_ROLE_PREFIX,
   TIME_ZONE_CEL,
 } from './formats.ts';
-import type { API_VERSION, KINDS } from './identity.ts';
+import { type API_VERSION, type KINDS, OPERATOR_SECRET_SUFFIXES } from './identity.ts';
 import type { KubeObject, ObjectMeta } from './kube-object.ts';
 import { MigrationsSpecSchema, MigrationsStatusSchema } from './migrations.ts';
 import { MonitoringSchema } from './monitoring.ts';
@@ -50,7 +50,12 @@ import {
   type ValidationRule,
   withRules,
 } from './schema-kit.ts';
-import { MAJOR_DOWNGRADE_RULE, UpgradeSpecSchema, UpgradeStatusSchema } from './upgrade.ts';
+import {
+  MAJOR_DOWNGRADE_RULE,
+  MAJOR_UPGRADE_INSTANCES_RULE,
+  UpgradeSpecSchema,
+  UpgradeStatusSchema,
+} from './upgrade.ts';
 
 export { API_VERSION, GROUP, VERSION } from './identity.ts';
 
@@ -338,7 +343,8 @@ export const BootstrapSchema = withRules(
               '"password". Default: the operator generates <name>-credentials with a random password, once, and ' +
               "never rotates it by itself. Changing the password in this Secret changes the role's password in " +
               'PostgreSQL (a Job), then the binding Secret. The superuser is a separate role whose password is ' +
-              'in <name>-superuser, which is never handed to applications.',
+              'in <name>-superuser, which is never handed to applications. Not a name the operator gives its own ' +
+              'Secrets (<name>-superuser, -monitoring, -binding, -replication, -failover).',
           },
         ),
       ),
@@ -663,6 +669,27 @@ export interface SampleDbObject extends KubeObject {
 export const MAX_NAME_LENGTH = 52;
 export const NAME_PATTERN = '^[a-z]([-a-z0-9]*[a-z0-9])?$';
 
+const CEL_SECRET_SUFFIXES = `[${OPERATOR_SECRET_SUFFIXES.map((x) => `'-${x}'`).join(', ')}]`;
+
+/** At the root: the names it refuses depend on metadata.name. */
+const CREDENTIALS_SECRET_RULE: ValidationRule<{
+  metadata?: ObjectMeta;
+  spec?: { bootstrap?: { credentialsSecret?: { name?: string } } };
+}> = {
+  rule:
+    '!has(self.spec.bootstrap) || !has(self.spec.bootstrap.credentialsSecret) || ' +
+    `!${CEL_SECRET_SUFFIXES}.exists(s, self.spec.bootstrap.credentialsSecret.name == self.metadata.name + s)`,
+  message: `bootstrap.credentialsSecret.name may not be <metadata.name>-${OPERATOR_SECRET_SUFFIXES.join(', -')}: the operator writes those Secrets itself (it would overwrite yours, or hand the superuser's password to applications as the owner's); name your Secret otherwise, e.g. <metadata.name>-app-credentials`,
+  fieldPath: '.spec.bootstrap.credentialsSecret.name',
+  reportAt: 'spec.bootstrap.credentialsSecret.name',
+  reason: 'FieldValueForbidden',
+  holds: (self) => {
+    const secret = self.spec?.bootstrap?.credentialsSecret?.name;
+    const name = self.metadata?.name ?? '';
+    return secret === undefined || !OPERATOR_SECRET_SUFFIXES.some((suffix) => secret === `${name}-${suffix}`);
+  },
+};
+
 /** The whole SampleDB object as stored, with the rules that need `metadata`. */
 export const SampleDbSchema = withRules(
   Type.Object({
@@ -683,6 +710,8 @@ export const SampleDbSchema = withRules(
         return new RegExp(NAME_PATTERN).test(name) && name.length <= MAX_NAME_LENGTH;
       },
     },
+    CREDENTIALS_SECRET_RULE as ValidationRule<never>,
     MAJOR_DOWNGRADE_RULE as ValidationRule<never>,
+    MAJOR_UPGRADE_INSTANCES_RULE as ValidationRule<never>,
   ],
 );

@@ -67,13 +67,18 @@ export function statusView(db: SampleDbObject, now: Date = new Date()): string {
     lines.push(
       `Instances (${instances.length} of ${spec.instances ?? 1} requested; primary ${replication?.primary ?? 'none'}${term}):`,
     );
-    const rows = [['NAME', 'ROLE', 'READY', 'LAG']];
+    const rows = [['NAME', 'ROLE', 'READY', 'STREAMING', 'LAG']];
     for (const instance of instances) {
       const primary = instance.name === replication?.primary ? ' (elected)' : '';
       rows.push([
         instance.name,
         `${instance.role}${primary}`,
         instance.ready ? 'yes' : 'no',
+        instance.streaming === undefined
+          ? '-'
+          : instance.streaming
+            ? 'yes'
+            : `no${instance.notStreamingSince ? ` (since ${instance.notStreamingSince})` : ''}`,
         instance.lagBytes !== undefined ? `${instance.lagBytes} B` : '-',
       ]);
     }

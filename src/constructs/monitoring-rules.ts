@@ -31,10 +31,11 @@ type Severity = 'critical' | 'warning';
 
 // Several operator replicas each serve the cache-derived gauges: `max by` folds them into one series per SampleDB.
 const byDb = 'namespace, sampledb';
-const DATA_PVC = 'persistentvolumeclaim=~"data-.+-0"';
+// Every instance's data claim (data-<name>-<ordinal>): a replica's volume fills up as the primary's does.
+const DATA_PVC = 'persistentvolumeclaim=~"data-.+-[0-9]+"';
 /** Joins a PVC series to the SampleDB that owns it, and keeps only PVCs of SampleDBs the operator knows. */
 const ofSampleDb = (expr: string) =>
-  `label_replace(${expr}, "sampledb", "$1", "persistentvolumeclaim", "data-(.+)-0") and on (${byDb}) max by (${byDb}) (sampledb_status_phase)`;
+  `label_replace(${expr}, "sampledb", "$1", "persistentvolumeclaim", "data-(.+)-[0-9]+") and on (${byDb}) max by (${byDb}) (sampledb_status_phase)`;
 
 export function sampleDbAlertGroups(options: SampleDbAlertOptions = {}): RuleGroup[] {
   const o = { ...ALERT_DEFAULTS, ...options };

@@ -28,6 +28,8 @@ export interface AuditEvent {
   readonly verb: string;
   readonly requestURI: string;
   readonly user: { readonly username: string; readonly groups?: readonly string[] };
+  /** What the client sent as User-Agent: tells apart processes that share one identity. */
+  readonly userAgent?: string;
   readonly objectRef?: {
     readonly resource?: string;
     readonly subresource?: string;
@@ -37,6 +39,7 @@ export interface AuditEvent {
   };
   readonly responseStatus?: { readonly code?: number; readonly message?: string };
   readonly annotations?: Readonly<Record<string, string>>;
+  readonly requestReceivedTimestamp?: string;
   readonly stageTimestamp?: string;
 }
 

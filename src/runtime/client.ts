@@ -68,9 +68,14 @@ export class Client {
     this.#now = opts.now ?? (() => new Date());
   }
 
+  /** Throws WriteFencedError when this replica may no longer write (KubeHttp.assertMayWrite): for non-API writes. */
+  assertMayWrite(what: string): void {
+    this.#http.assertMayWrite(what);
+  }
+
   /** Cached read (no API call); undefined when absent or not watched. */
   get<T extends Writable>(rt: ResourceType<T>, ref: ObjectRef): Stored<T> | undefined {
-    return this.#cache?.storeFor<Stored<T>>(rt)?.get(ref);
+    return this.#cache?.get<Stored<T>>(rt, ref);
   }
 
   list<T extends Writable>(rt: ResourceType<T>): Stored<T>[] {
@@ -186,7 +191,7 @@ export class Client {
   async delete(rt: ResourceType, ref: ObjectRef, opts: DeleteOptions = {}): Promise<boolean> {
     try {
       const response = (await this.#http.delete(rt, ref, opts)) as Partial<KubeObject> | undefined;
-      const store = this.#cache?.storeFor(rt);
+      const store = this.#cache?.storeForWrite(rt, { metadata: ref } as KubeObject);
       if (response?.metadata?.deletionTimestamp && response.metadata.finalizers?.length) {
         store?.applyOwnWrite(response as KubeObject);
       } else {
@@ -284,7 +289,7 @@ export class Client {
   }
 
   #remember<T extends KubeObject>(rt: ResourceType, written: T): T {
-    this.#cache?.storeFor<T>(rt)?.applyOwnWrite(written);
+    this.#cache?.storeForWrite<T>(rt, written)?.applyOwnWrite(written);
     return written;
   }
 

@@ -31,8 +31,33 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * A write this process may no longer send: its leadership (the Lease it holds) may have passed to another replica.
+ * Raised before anything reaches the apiserver, so the write did not happen.
+ */
+export class WriteFencedError extends Error {
+  constructor(method: string, path: string, why: string) {
+    super(`${method} ${path} not sent: ${why}`);
+    this.name = 'WriteFencedError';
+  }
+}
+
+/** Says why writes are refused now, or undefined when they may go. */
+export type WriteFence = () => string | undefined;
+
 export function isStatus(err: unknown, status: number): boolean {
   return err instanceof ApiError && err.status === status;
+}
+
+/**
+ * A create refused because its namespace is being deleted (NamespaceLifecycle admission: 403 with the cause
+ * NamespaceTerminating). Updates, patches and deletes are still allowed there; no create is, Events included.
+ */
+export function isNamespaceTerminating(err: unknown): boolean {
+  if (!(err instanceof ApiError) || err.status !== 403) return false;
+  // metav1.StatusCause serializes its Type as `reason`.
+  const causes = (err.body as { details?: { causes?: { reason?: string }[] } } | undefined)?.details?.causes;
+  return causes?.some((c) => c.reason === 'NamespaceTerminating') ?? false;
 }
 
 export interface RequestOptions {
@@ -42,6 +67,8 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Bound on the whole request, body included; a paused apiserver must not hang a caller forever. */
   timeoutMs?: number;
+  /** Send even while the write fence is closed: only the leader election's own Lease writes. */
+  unfenced?: boolean;
 }
 
 export interface ListOptions {
@@ -96,6 +123,8 @@ export interface KubeHttpOptions {
   userAgent?: string;
 }
 
+const READ_METHODS: ReadonlySet<string> = new Set([HttpMethod.GET, HttpMethod.HEAD, HttpMethod.OPTIONS]);
+
 type Auth = { headers: Record<string, string>; dispatcher: ReturnType<RequestContext['getDispatcher']> };
 const authRefreshMs = 60_000;
 
@@ -112,6 +141,7 @@ export class KubeHttp {
   readonly #requestTimeoutMs: number;
   readonly #userAgent: string | undefined;
   #auth: { value: Promise<Auth>; at: number } | undefined;
+  #fence: WriteFence | undefined;
 
   constructor(kc: KubeConfig, opts: KubeHttpOptions = {}) {
     const cluster = kc.getCurrentCluster();
@@ -122,6 +152,24 @@ export class KubeHttp {
     this.#metrics = opts.metrics;
     this.#requestTimeoutMs = opts.requestTimeoutMs ?? 30_000;
     this.#userAgent = opts.userAgent;
+  }
+
+  /**
+   * Every later write (not GET) asks `fence` first, right before it is handed to the socket, and is refused with a
+   * WriteFencedError while it says why not. The leader election sets it: a replica whose lease may have expired
+   * (e.g. it was paused past it) must not write, whatever its in-flight work does next.
+   */
+  setWriteFence(fence: WriteFence | undefined): void {
+    this.#fence = fence;
+  }
+
+  /**
+   * Throws WriteFencedError while the fence is closed: for a write that does not go through this client (a SQL
+   * statement the operator sends a database), checked right before it is sent.
+   */
+  assertMayWrite(what: string): void {
+    const fenced = this.#fence?.();
+    if (fenced !== undefined) throw new WriteFencedError('SQL', what, fenced);
   }
 
   async request<T>(method: HttpMethod, path: string, opts: RequestOptions = {}): Promise<T> {
@@ -153,16 +201,28 @@ export class KubeHttp {
     return this.request(HttpMethod.GET, objectPath(rt, ref, subresource));
   }
 
-  create<T extends KubeObject>(rt: ResourceType, obj: T, opts: { fieldManager?: string } = {}): Promise<T> {
+  create<T extends KubeObject>(
+    rt: ResourceType,
+    obj: T,
+    opts: { fieldManager?: string; unfenced?: boolean } = {},
+  ): Promise<T> {
     return this.request(HttpMethod.POST, collectionPath(rt, obj.metadata.namespace), {
       body: obj,
       query: { fieldManager: opts.fieldManager },
+      unfenced: opts.unfenced,
     });
   }
 
-  replace<T extends KubeObject>(rt: ResourceType, obj: T, subresource?: string): Promise<T> {
+  replace<T extends KubeObject>(
+    rt: ResourceType,
+    obj: T,
+    opts: { subresource?: string; unfenced?: boolean } = {},
+  ): Promise<T> {
     const ref = { namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '' };
-    return this.request(HttpMethod.PUT, objectPath(rt, ref, subresource), { body: obj });
+    return this.request(HttpMethod.PUT, objectPath(rt, ref, opts.subresource), {
+      body: obj,
+      unfenced: opts.unfenced,
+    });
   }
 
   /** Server-side apply. JSON is valid YAML, so the object is sent as-is with the apply-patch content type. */
@@ -270,6 +330,9 @@ export class KubeHttp {
     }
     ctx.setSignal(signal);
     const verb = opts.query?.watch ? 'WATCH' : method;
+    // After the last await before sending: a process paused anywhere above is judged on the clock as it resumes.
+    const fenced = !opts.unfenced && !READ_METHODS.has(method) ? this.#fence?.() : undefined;
+    if (fenced !== undefined) throw new WriteFencedError(method, path, fenced);
     try {
       const response = await this.#library.send(ctx).toPromise();
       this.#metrics?.restClientRequests.inc({

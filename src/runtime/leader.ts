@@ -55,7 +55,8 @@ export function kubeLeaseApi(http: KubeHttp, namespace: string, name: string): L
         metadata: { name, namespace },
         spec,
       };
-      return toState(await http.create<LeaseObject>(leaseResource, lease));
+      // The Lease is how leadership is proven, so its writes are the ones the write fence lets through.
+      return toState(await http.create<LeaseObject>(leaseResource, lease, { unfenced: true }));
     },
     async update(spec, resourceVersion) {
       const lease: LeaseObject = {
@@ -64,7 +65,7 @@ export function kubeLeaseApi(http: KubeHttp, namespace: string, name: string): L
         metadata: { name, namespace, resourceVersion },
         spec,
       };
-      return toState(await http.replace<LeaseObject>(leaseResource, lease));
+      return toState(await http.replace<LeaseObject>(leaseResource, lease, { unfenced: true }));
     },
   };
 }
@@ -101,6 +102,8 @@ export class LeaderElector {
   readonly #retryPeriodMs: number;
   #observed: { spec: LeaseSpec; at: number } | undefined;
   #leading = false;
+  /** Until when (our clock) no other candidate can have taken the lease we hold; see writeFence(). */
+  #writableUntil = Number.NEGATIVE_INFINITY;
   #poke: AbortController = new AbortController();
 
   constructor(opts: LeaderElectorOptions) {
@@ -120,6 +123,21 @@ export class LeaderElector {
     return this.#leading;
   }
 
+  /**
+   * Why this replica must not write now, or undefined while it may: it leads, and less than the renew deadline has
+   * passed since the start of its last successful renewal. A standby counts the lease duration from when it saw that
+   * renewal, which is later, so the margin (lease duration − renew deadline) covers a write's way to the apiserver.
+   * Judged on the clock at each write, so a process paused past its lease (SIGSTOP, a long GC, a frozen VM) refuses
+   * every write it resumes with, before its renew loop has even noticed the loss.
+   */
+  writeFence(): string | undefined {
+    if (!this.#leading) return 'not the leader';
+    const now = this.#clock.now();
+    if (now < this.#writableUntil) return undefined;
+    const ago = now - (this.#writableUntil - this.#renewDeadlineMs);
+    return `leadership may have passed: the lease was last renewed ${Math.round(ago)} ms ago (renew deadline ${this.#renewDeadlineMs} ms)`;
+  }
+
   /** Wakes a waiting campaign now, e.g. because a watch saw the Lease change (a release makes takeover immediate). */
   poke(): void {
     const previous = this.#poke;
@@ -135,9 +153,13 @@ export class LeaderElector {
       this.#log.info('became leader');
       await this.#opts.onStartedLeading();
       await this.#renewUntilLost(signal);
-      this.#setLeading(false);
+      // Lost: writes stop now, before the work is drained. Shutting down, we still hold the lease: the drain may
+      // finish its writes while the fence says the lease is ours, then we release it.
+      const shuttingDown = signal.aborted;
+      if (!shuttingDown) this.#setLeading(false);
       await this.#opts.onStoppedLeading();
-      if (signal.aborted) {
+      if (shuttingDown) {
+        this.#setLeading(false);
         await this.#release();
         break;
       }
@@ -196,6 +218,7 @@ export class LeaderElector {
         };
         await api.create(spec);
         this.#observed = { spec, at: this.#clock.now() };
+        this.#writableUntil = now + this.#renewDeadlineMs;
         return true;
       }
       if (!this.#observed || !sameRecord(this.#observed.spec, current.spec)) {
@@ -213,6 +236,8 @@ export class LeaderElector {
       };
       await api.update(spec, current.resourceVersion);
       this.#observed = { spec, at: this.#clock.now() };
+      // From before the GET: the record we wrote cannot have been seen by anyone earlier than that.
+      this.#writableUntil = now + this.#renewDeadlineMs;
       return true;
     } catch (err) {
       this.#log.debug({ err: describeError(err) }, 'lease acquire/renew attempt failed');
@@ -263,6 +288,7 @@ export class LeaderElector {
 
   #setLeading(leading: boolean): void {
     this.#leading = leading;
+    if (!leading) this.#writableUntil = Number.NEGATIVE_INFINITY;
     this.#opts.metrics?.leaderStatus.set({ name: this.#opts.name }, leading ? 1 : 0);
   }
 }

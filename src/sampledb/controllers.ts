@@ -22,7 +22,16 @@ import {
 } from './resources.ts';
 import { SampleDbRestoreReconciler } from './restore/reconciler.ts';
 import { ClusterView } from './view.ts';
-import { backupOfPod, byInstanceLabel, SAMPLEDB_BACKUP_STORE, SAMPLEDB_STORE, watchMaps } from './watches.ts';
+import {
+  backupOfPod,
+  byInstanceLabel,
+  heldClaimsOfGone,
+  MANAGED_SELECTOR,
+  referencedObjects,
+  SAMPLEDB_BACKUP_STORE,
+  SAMPLEDB_STORE,
+  watchMaps,
+} from './watches.ts';
 
 export interface SampleDbControllerOptions {
   /** Whether the cluster serves snapshot.storage.k8s.io/v1 (checked once at start-up by the caller). */
@@ -45,8 +54,26 @@ export function registerSampleDbControllers(manager: Manager, options: SampleDbC
   };
   // The field indexes the watch maps read (watches.ts); the stores must be created with them, before the
   // controllers ask for the same informers.
-  manager.cache.informerFor(SAMPLEDBS, SAMPLEDB_STORE);
+  const sampleDbs = manager.cache.informerFor(SAMPLEDBS, SAMPLEDB_STORE);
   manager.cache.informerFor(SAMPLEDB_BACKUPS, SAMPLEDB_BACKUP_STORE);
+  // Secrets and ConfigMaps: only the operator's own are cached whole (a cluster's others are none of its business,
+  // and in all-namespaces mode there may be many); the few of the user's that a spec names are watched by name,
+  // following the specs (a SampleDB's change updates them before its reconcile reads them).
+  manager.cache.informerFor(SECRETS, undefined, { labelSelector: MANAGED_SELECTOR });
+  manager.cache.informerFor(CONFIGMAPS, undefined, { labelSelector: MANAGED_SELECTOR });
+  const followReferences = () => {
+    const dbs = sampleDbs.store.list() as Stored<SampleDbObject>[];
+    const refs = dbs.map(referencedObjects);
+    manager.cache.watchNamed(
+      SECRETS,
+      refs.flatMap((r) => r.secrets),
+    );
+    manager.cache.watchNamed(
+      CONFIGMAPS,
+      refs.flatMap((r) => r.configMaps),
+    );
+  };
+  sampleDbs.onChange(followReferences);
   const maps = watchMaps(view);
   const allSampleDbs = () =>
     (manager.cache.storeFor<Stored<SampleDbObject>>(SAMPLEDBS)?.list() ?? []).map((db) => ({
@@ -63,6 +90,8 @@ export function registerSampleDbControllers(manager: Manager, options: SampleDbC
     name: 'sampledb',
     for: SAMPLEDBS,
     owns: [STATEFULSETS, JOBS, SERVICES, CONFIGMAPS, SECRETS],
+    // Claims still held by our finalizer whose SampleDB is gone: released at start-up too (deletion/gone.ts).
+    orphanKeys: () => heldClaimsOfGone(manager.cache.storeFor<Stored<KubeObject>>(PVCS)?.list() ?? [], view),
     watches: [
       { resource: PODS, map: byInstanceLabel },
       { resource: PVCS, map: byInstanceLabel },

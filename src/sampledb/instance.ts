@@ -50,7 +50,12 @@ export interface SampleDbInstance {
   readonly labels: Readonly<Record<Component, Labels>>;
   /** The client Service's cluster DNS name (without the cluster domain, which varies) and what to log in to. */
   readonly endpoint: Readonly<Endpoint>;
-  /** The database pod's stable address through the headless Service: reachable before it is Ready. */
+  /**
+   * The pod the Jobs and the Ready condition follow: the elected primary (`status.replication.primary`) with
+   * replicas, otherwise (one instance, or before the first election) pod 0, and its data claim.
+   */
+  readonly primary: { readonly pod: string; readonly dataPvc: string };
+  /** The primary pod's stable address through the headless Service: reachable before it is Ready. */
   readonly podHost: string;
   readonly credentials: {
     /** The Secret the pod and the Jobs read `username`/`password` from: the user's, or the generated one. */
@@ -90,6 +95,7 @@ export function resolveInstance(db: SampleDbObject, defaults: OperatorDefaults =
     [LABELS.managedBy]: OPERATOR_NAME,
   });
   const userClaim = db.spec.backup?.volume?.claimName;
+  const primary = primaryOf(db, names);
   return {
     object: db,
     name,
@@ -104,12 +110,29 @@ export function resolveInstance(db: SampleDbObject, defaults: OperatorDefaults =
       database: spec.bootstrap.database,
       username: spec.bootstrap.owner,
     },
-    podHost: serviceHost(`${names.pod}.${names.headlessService}`, namespace),
+    primary,
+    podHost: serviceHost(`${primary.pod}.${names.headlessService}`, namespace),
     credentials: {
       secretName: credentialsSecretOf(db),
       generated: db.spec.bootstrap?.credentialsSecret === undefined,
     },
     backupClaim: { name: userClaim ?? names.backupPvc, operatorOwned: !userClaim },
+  };
+}
+
+/**
+ * The elected primary, when the record names one of this StatefulSet's pods; pod 0 otherwise (one instance that was
+ * never replicated, or before the first election).
+ */
+export function primaryOf(db: SampleDbObject, names: SampleDbNames): { pod: string; dataPvc: string } {
+  const elected = db.status?.replication?.primary;
+  const ordinal = elected?.startsWith(`${names.statefulSet}-`)
+    ? Number(elected.slice(names.statefulSet.length + 1))
+    : Number.NaN;
+  if (!Number.isInteger(ordinal) || ordinal < 0) return { pod: names.pod, dataPvc: names.dataPvc };
+  return {
+    pod: `${names.statefulSet}-${ordinal}`,
+    dataPvc: `${names.dataVolumeClaimTemplate}-${names.statefulSet}-${ordinal}`,
   };
 }
 

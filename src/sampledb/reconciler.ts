@@ -10,9 +10,10 @@ import {
   type ReconcileResult,
   type Reconciler,
 } from '../runtime/index.ts';
+import { settleClaimsOfGone } from './deletion/gone.ts';
 import { DELETION_WRITES, runDeletion } from './deletion/step.ts';
 import { resolveInstance } from './instance.ts';
-import { SAMPLEDBS } from './resources.ts';
+import { CONFIGMAPS, SAMPLEDBS, SECRETS } from './resources.ts';
 import { reportBackupHealth } from './steps/backup-health.ts';
 import { enforceRetention } from './steps/backup-retention.ts';
 import { scheduleBackups } from './steps/backup-schedule.ts';
@@ -20,6 +21,7 @@ import { ensureBackupPvc } from './steps/backup-volume.ts';
 import { applyConfig, applyServices } from './steps/configuration.ts';
 import type { Observation, SampleDbDeps, SampleDbSubject, Step, StepBase } from './steps/context.ts';
 import { ensureCredentials } from './steps/credentials.ts';
+import { holdDataVolumes } from './steps/data-volumes.ts';
 import { ensureFinalizer } from './steps/finalizer.ts';
 import { ensureInitJob } from './steps/init-job.ts';
 import { runMajorUpgrade } from './steps/major-upgrade.ts';
@@ -33,12 +35,16 @@ import { validateSpec } from './steps/validate.ts';
 import { reportVersion } from './steps/version.ts';
 import { applyStatefulSet } from './steps/workload.ts';
 import { writeStatus } from './steps/write-status.ts';
+import { referencedObjects } from './watches.ts';
 import { Writer } from './writer.ts';
 
 /** The order matters: each step may rely on what the ones before it created or observed. */
 export const LIVE_STEPS: readonly Step[] = [
   validateSpec,
   ensureFinalizer,
+  // Early: a claim deleted with its namespace must be retained before a later step fails on the namespace's refusals
+  // (it takes no creates). The StatefulSet's controller makes the claims; their watch events bring this step back.
+  holdDataVolumes,
   ensureCredentials,
   ensureMonitoring,
   applyConfig,
@@ -61,6 +67,9 @@ export const LIVE_STEPS: readonly Step[] = [
   reportBackupHealth,
 ];
 
+/** How soon to look again while a referenced object's by-name watch has not listed yet. */
+const REFERENCE_WAIT_MS = 200;
+
 const requeue = (ms: number | undefined): ReconcileResult =>
   ms !== undefined ? { requeueAfter: ms } : undefined;
 
@@ -77,9 +86,22 @@ export class SampleDbReconciler implements Reconciler {
   async reconcile(req: ReconcileRequest, rc: ReconcileContext): Promise<ReconcileResult> {
     const { view } = this.#deps;
     const db = view.get(SAMPLEDBS, req.namespace, req.name);
-    if (!db) return undefined;
+    if (!db) {
+      // A claim event of a SampleDB that is gone: our finalizer must not keep its claims forever.
+      if (!rc.signal.aborted) await settleClaimsOfGone(req, view, new Writer(this.#deps.client), rc.log);
+      return undefined;
+    }
+    // A user object the spec just named is watched by name from now on: until that watch has listed, "not found"
+    // would be a guess (and a wrong status). Its first list takes milliseconds.
+    const { secrets, configMaps } = referencedObjects(db);
+    const unknown = [
+      ...secrets.filter((r) => !view.knows(SECRETS, r.namespace, r.name)),
+      ...configMaps.filter((r) => !view.knows(CONFIGMAPS, r.namespace, r.name)),
+    ];
+    if (unknown.length > 0) return { requeueAfter: REFERENCE_WAIT_MS };
     const instance = resolveInstance(db, this.#deps.defaults);
-    const write = new Writer(this.#deps.client);
+    // Every child a step creates is announced on the SampleDB (a Normal Created Event).
+    const write = new Writer(this.#deps.client, undefined, { announceCreatedOn: db });
     const ctx: StepBase & SampleDbSubject & { write: Writer } = {
       instance,
       view,
@@ -89,11 +111,16 @@ export class SampleDbReconciler implements Reconciler {
       now: this.#deps.now ?? (() => new Date()),
     };
     const status = (run: Pick<StepsRun<Observation>, 'observed' | 'conditions' | 'overrides'>) =>
-      writeStatus(instance, run, view, write.only(['status']), ctx.now());
+      writeStatus(instance, run, view, write.only(['status', 'event']), ctx.now());
 
     if (db.metadata.deletionTimestamp) {
       if (!db.metadata.finalizers?.includes(FINALIZER)) return undefined;
-      const deletion = await runDeletion({ ...ctx, write: write.only(DELETION_WRITES), observed: {} });
+      // The deletion reports its own steps (deletion/execute.ts); what it creates (a final backup) is one of them.
+      const deletion = await runDeletion({
+        ...ctx,
+        write: new Writer(this.#deps.client, DELETION_WRITES),
+        observed: {},
+      });
       if (deletion.removed || rc.signal.aborted) return undefined;
       await status({ observed: {}, conditions: deletion.outcome.conditions ?? [], overrides: [] });
       return requeue(deletion.outcome.requeueAfterMs);

@@ -24,11 +24,12 @@ import { type Condition, type ConditionInput, mergeConditions } from '../runtime
 import { PASSWORD_KEY, readCredentials, USERNAME_KEY } from './credentials.ts';
 import { endpointString, type SampleDbInstance } from './instance.ts';
 import { postgresConfig } from './postgres-config.ts';
+import { replicated } from './replication/objects.ts';
 
 /** What the reconciler observed; anything absent was not found. */
 export interface ObservedChildren {
   statefulSet?: V1StatefulSet;
-  /** The database pod (`<name>-0`). */
+  /** The database pod: the elected primary's (`SampleDbInstance.primary`), `<name>-0` without replicas. */
   pod?: V1Pod;
   dataPvc?: V1PersistentVolumeClaim;
   /** The superuser's Secret (always generated); read by the publish step, never published. */
@@ -149,26 +150,31 @@ export function reportedServerVersion(initJobPods: readonly V1Pod[] | undefined)
   return undefined;
 }
 
-function checkDatabasePod({ names }: SampleDbInstance, observed: ObservedChildren): Check {
+function checkDatabasePod(instance: SampleDbInstance, observed: ObservedChildren): Check {
+  const { names, primary } = instance;
   const sts = observed.statefulSet;
   if (!sts) return notYet(REASONS.statefulSetPending, `Creating StatefulSet ${names.statefulSet}.`);
-  if ((sts.status?.readyReplicas ?? 0) >= 1) {
-    return ok(REASONS.databaseReady, `PostgreSQL in pod ${names.pod} is accepting connections.`);
+  // With replicas, a Ready replica is not a usable database: only the elected primary's readiness counts.
+  const ready = replicated(instance)
+    ? (observed.pod?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false)
+    : (sts.status?.readyReplicas ?? 0) >= 1;
+  if (ready) {
+    return ok(REASONS.databaseReady, `PostgreSQL in pod ${primary.pod} is accepting connections.`);
   }
   const pvcPhase = observed.dataPvc?.status?.phase;
   if (observed.dataPvc && pvcPhase !== 'Bound') {
     return notYet(
       REASONS.volumePending,
-      `PersistentVolumeClaim ${names.dataPvc} is ${pvcPhase ?? 'not bound'}: check spec.storage.storageClassName and that the cluster can provision volumes (kubectl describe pvc ${names.dataPvc}).`,
+      `PersistentVolumeClaim ${primary.dataPvc} is ${pvcPhase ?? 'not bound'}: check spec.storage.storageClassName and that the cluster can provision volumes (kubectl describe pvc ${primary.dataPvc}).`,
     );
   }
   const pod = observed.pod;
-  if (!pod) return notYet(REASONS.podPending, `Waiting for pod ${names.pod} to be created.`);
+  if (!pod) return notYet(REASONS.podPending, `Waiting for pod ${primary.pod} to be created.`);
   const scheduled = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
   if (scheduled?.status === 'False') {
     return notYet(
       REASONS.unschedulable,
-      `Pod ${names.pod} cannot be scheduled: ${scheduled.message ?? scheduled.reason ?? 'no node fits'}. Lower spec.resources or add capacity.`,
+      `Pod ${primary.pod} cannot be scheduled: ${scheduled.message ?? scheduled.reason ?? 'no node fits'}. Lower spec.resources or add capacity.`,
     );
   }
   const container =
@@ -179,12 +185,12 @@ function checkDatabasePod({ names }: SampleDbInstance, observed: ObservedChildre
     const detail = container?.state?.waiting?.message ?? lastTermination(container);
     return failed(
       waiting,
-      `Pod ${names.pod}: ${BROKEN_WAITING_REASONS[waiting]}.${detail ? ` ${detail}` : ''}`,
+      `Pod ${primary.pod}: ${BROKEN_WAITING_REASONS[waiting]}.${detail ? ` ${detail}` : ''}`,
     );
   }
   return notYet(
     REASONS.podNotReady,
-    `Pod ${names.pod} is starting; PostgreSQL is not accepting connections yet.`,
+    `Pod ${primary.pod} is starting; PostgreSQL is not accepting connections yet.`,
   );
 }
 

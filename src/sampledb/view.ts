@@ -16,7 +16,8 @@ export class ClusterView {
   }
 
   get<T extends Writable>(rt: ResourceType<T>, namespace: string, name: string): Stored<T> | undefined {
-    return this.#cache.storeFor<Stored<T>>(rt)?.get({ namespace: rt.namespaced ? namespace : '', name });
+    // The informer's store, or the by-name watch of an object a spec references (controllers.ts).
+    return this.#cache.get<Stored<T>>(rt, { namespace: rt.namespaced ? namespace : '', name });
   }
 
   /** Objects in `namespace` whose labels include every pair of `labels`. */
@@ -39,6 +40,11 @@ export class ClusterView {
   /** Objects of `rt` a store index maps `key` to (see watches.ts for the SampleDB indexes). */
   byIndex<T extends Writable>(rt: ResourceType<T>, index: string, key: string): Stored<T>[] {
     return this.#cache.storeFor<Stored<T>>(rt)?.byIndex(index, key) ?? [];
+  }
+
+  /** Whether an absent `name` is known to be absent (its by-name watch has listed), see InformerCache.knows. */
+  knows(rt: ResourceType, namespace: string, name: string): boolean {
+    return this.#cache.knows(rt, { namespace, name });
   }
 
   /** Whether the resource is watched at all (e.g. the snapshot API only when the cluster serves it). */

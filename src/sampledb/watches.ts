@@ -4,6 +4,7 @@
 import {
   ANNOTATIONS,
   APP_NAME,
+  DATA_FINALIZER,
   LABELS,
   OPERATOR_NAME,
   type SampleDbBackupObject,
@@ -50,12 +51,40 @@ const refOf = (obj: KubeObject): ObjectRef => ({
   name: obj.metadata.name ?? '',
 });
 
+/** Selects the Secrets and ConfigMaps the operator caches whole: its own (every child carries this label). */
+export const MANAGED_SELECTOR = `${LABELS.managedBy}=${OPERATOR_NAME}`;
+
+/**
+ * The user's objects a SampleDB's spec names and the operator reads (not merely mounts into a pod): a supplied
+ * credentials Secret, the init SQL and migration ConfigMaps. They lack our label, so each is watched by name.
+ */
+export function referencedObjects(db: SampleDbObject): { secrets: ObjectRef[]; configMaps: ObjectRef[] } {
+  const namespace = db.metadata.namespace ?? '';
+  const names = (list: Array<string | undefined>) =>
+    [...new Set(list.filter((n): n is string => Boolean(n)))].map((name) => ({ namespace, name }));
+  return {
+    secrets: names([db.spec.bootstrap?.credentialsSecret?.name]),
+    configMaps: names([
+      db.spec.bootstrap?.initSQL?.name,
+      ...(db.spec.migrations ?? []).map((m) => m.configMap.name),
+    ]),
+  };
+}
+
 /** The SampleDB an object of ours belongs to, by its instance label. */
 export function byInstanceLabel(obj: KubeObject): ObjectRef[] {
   const labels = obj.metadata.labels ?? {};
   const instance = labels[LABELS.instance];
   if (!instance || labels[LABELS.name] !== APP_NAME || labels[LABELS.managedBy] !== OPERATOR_NAME) return [];
   return [{ namespace: obj.metadata.namespace ?? '', name: instance }];
+}
+
+/** The SampleDBs, gone, whose claims still carry our data-protection finalizer (deletion/gone.ts releases them). */
+export function heldClaimsOfGone(claims: readonly KubeObject[], view: ClusterView): ObjectRef[] {
+  return claims
+    .filter((c) => c.metadata.finalizers?.includes(DATA_FINALIZER))
+    .flatMap(byInstanceLabel)
+    .filter((ref) => !view.get(SAMPLEDBS, ref.namespace, ref.name));
 }
 
 /** The SampleDBBackup a backup Job's pod runs, by its annotation. */

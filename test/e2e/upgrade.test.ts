@@ -8,7 +8,7 @@ import { e2eSetup } from './support/cluster.ts';
 import {
   apply,
   kubectlJson,
-  kubectlOk,
+  patchSpec,
   SEED_SQL,
   sampleDb,
   sql,
@@ -29,16 +29,7 @@ describe('major upgrade on a real node', () => {
     const checksums = await tableChecksums(cluster, namespace, name);
     assert.equal(Object.keys(checksums).length, 2);
 
-    await kubectlOk(cluster, [
-      'patch',
-      'sampledb',
-      name,
-      '-n',
-      namespace,
-      '--type=merge',
-      '-p',
-      JSON.stringify({ spec: { version: '17' } }),
-    ]);
+    await patchSpec(cluster, namespace, name, { version: '17' });
     const steps = new Set<string>();
     const status = await pollUntil(
       'the upgrade to 17 is done',

@@ -1,5 +1,6 @@
 // Invalid SampleDBs shared by the unit tests (schema + TypeScript rule twins) and the integration tests (the real
 // apiserver with the CRD's CEL rules), so both layers are held to the same list.
+import { OPERATOR_SECRET_SUFFIXES } from '../../src/api/index.ts';
 
 export const VALID_SPEC = { version: '16', storage: { size: '1Gi' } } as const;
 
@@ -33,6 +34,14 @@ export interface FieldCases {
 const HEX64 = 'a'.repeat(64);
 
 export const FIELD_CASES: readonly FieldCases[] = [
+  {
+    // Refused values depend on metadata.name: see INVALID_CREATES. These are accepted under any test name.
+    label: 'credentials Secret',
+    field: 'spec.bootstrap.credentialsSecret.name',
+    spec: (name) => spec({ bootstrap: { credentialsSecret: { name } } }),
+    accept: ['app-credentials', 'db-credentials', 'superuser', 'other-superuser', 'db-superuser-app'],
+    refuse: {},
+  },
   {
     label: 'backup schedule',
     field: 'spec.backup.schedule',
@@ -463,6 +472,16 @@ export const INVALID_CREATES: readonly InvalidCreate[] = [
     field: 'metadata.name',
     layer: 'cel',
   },
+  // The Secrets the operator writes itself; the rule depends on metadata.name, so these are not FIELD_CASES.
+  ...OPERATOR_SECRET_SUFFIXES.map(
+    (suffix): InvalidCreate => ({
+      title: `credentials Secret named as the operator's ${suffix} Secret`,
+      name: 'creds',
+      spec: spec({ bootstrap: { credentialsSecret: { name: `creds-${suffix}` } } }),
+      field: 'spec.bootstrap.credentialsSecret.name',
+      layer: 'cel',
+    }),
+  ),
   ...refusedCreates,
 ];
 
@@ -490,6 +509,18 @@ export const INVALID_UPDATES: readonly InvalidUpdate[] = [
     title: 'downgrading the major version by two',
     before: spec({ version: '17' }),
     after: spec({ version: '15.8' }),
+    field: 'spec.version',
+  },
+  {
+    title: 'raising the major version with replicas (not built)',
+    before: spec({ version: '15', instances: 3 }),
+    after: spec({ version: '17', instances: 3 }),
+    field: 'spec.version',
+  },
+  {
+    title: 'raising the major version while scaling out',
+    before: spec({ version: '15' }),
+    after: spec({ version: '17', instances: 2 }),
     field: 'spec.version',
   },
   {
@@ -529,6 +560,16 @@ export const VALID_UPDATES: ReadonlyArray<{
     title: 'raising the major version (an upgrade)',
     before: spec({ version: '15' }),
     after: spec({ version: '17' }),
+  },
+  {
+    title: 'raising the major version of a replicated SampleDB scaled to one instance first',
+    before: spec({ version: '15', instances: 1 }),
+    after: spec({ version: '17', instances: 1 }),
+  },
+  {
+    title: 'scaling a replicated SampleDB without a major change',
+    before: spec({ version: '15', instances: 3 }),
+    after: spec({ version: '15.8', instances: 2 }),
   },
   {
     title: 'editing resources',

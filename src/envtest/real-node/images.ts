@@ -5,7 +5,15 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Containerd } from './containerd.ts';
 
-export const NODE_IMAGES = ['pause', 'postgres-15', 'postgres-17', 'postgres-exporter', 'operator'] as const;
+export const NODE_IMAGES = [
+  'pause',
+  'postgres-15',
+  'postgres-17',
+  // postgres-15 under another digest (a label more): the minor-upgrade e2e test rolls onto it.
+  'postgres-15-rebuilt',
+  'postgres-exporter',
+  'operator',
+] as const;
 export type NodeImage = (typeof NODE_IMAGES)[number];
 
 /** The repository of the PostgreSQL images; point the operator's PostgreSQL image repository setting at it. */

@@ -51,7 +51,7 @@ const metaOf = (o: JsonObject) =>
  */
 function installStrategy() {
   // Rendered with one watched namespace, the construct splits its RBAC the way OLM needs it: a Role per watched
-  // namespace, the Role in its own namespace (leader election) and a ClusterRole for cluster-scoped reads.
+  // namespace, the Role in its own namespace (leader election) and a ClusterRole for the cluster-scoped rules.
   const scoped = operatorObjects({ image: IMAGE, watchNamespaces: [PROBE_NAMESPACE] });
   const rulesOf = (kind: string, where: (o: JsonObject) => boolean) =>
     scoped

@@ -34,13 +34,20 @@ export async function askInstance(options: PgConnectOptions): Promise<SqlAnswer 
   }
 }
 
-/** Promotes the instance; resolves once it runs as a primary (pg_promote waits for it). */
-export async function promoteInstance(options: PgConnectOptions): Promise<void> {
+/**
+ * Promotes the instance; resolves once it runs as a primary (pg_promote waits for it). `beforeSend` runs right before
+ * the statement goes out and may throw to stop it (the leader's write fence: connecting may have taken long).
+ */
+export async function promoteInstance(
+  options: PgConnectOptions,
+  beforeSend: () => void = () => {},
+): Promise<void> {
   const connection = await PgConnection.connect({
     ...options,
     timeoutMs: Math.max(options.timeoutMs, 35_000),
   });
   try {
+    beforeSend();
     const [row] = await connection.query(PROMOTE_SQL);
     if (row?.promoted !== 't') throw new Error('pg_promote did not finish within 30 s');
   } finally {

@@ -5,11 +5,15 @@
 //
 // Invariants, each held by a test of plan.test.ts:
 // - a promotion only ever targets the record's primary, and only once no other instance answers as a primary and
-//   every pod labelled primary but not elected has lost its label (fence before promote);
+//   every pod labelled primary but not elected has lost its label (fence before promote); in a switchover, only
+//   once the old primary's pod has stopped (its shutdown sent its last WAL);
+// - while the recorded primary's pod is being deleted or gone, nobody is published as the primary;
 // - a new term is elected only when the recorded primary has been unavailable longer than the delay, or its pod is
 //   gone or replaced (failover),
 //   on a switchover request to a ready, streaming replica, or when a scale down would remove the primary;
-// - the candidate of a failover is the replica with the most advanced WAL, ties to the lowest ordinal.
+// - the candidate of a failover is the replica with the most advanced WAL, ties to the lowest ordinal;
+// - a standby is re-cloned (rejoin) only while the primary is available and labelled: when it is ahead of the
+//   primary, or has answered without streaming for rejoinAfterMs.
 
 export type PodState = 'absent' | 'terminating' | 'running';
 
@@ -36,6 +40,8 @@ export interface MemberObservation {
   termLabel?: number;
   /** Undefined: it did not answer (not running, not listening, or unreachable). */
   sql?: SqlAnswer;
+  /** A standby: when it was first seen answering without streaming (the previous status), if it still does not. */
+  notStreamingSince?: Date;
 }
 
 export type HandoverReason = 'Failover' | 'Switchover' | 'ScaleDown';
@@ -66,6 +72,8 @@ export interface ReplicationObservation {
   members: readonly MemberObservation[];
   /** The `sampledb.io/switchover-to` annotation. */
   switchoverTo?: string;
+  /** How long a standby may answer without streaming, while the primary is available, before it is re-cloned. */
+  rejoinAfterMs: number;
   now: Date;
 }
 
@@ -92,6 +100,8 @@ export type ReplicationAction =
   /** Restart a standby that cannot follow the primary (its start script rewinds or clones it). */
   | { kind: 'rejoin'; term: number; pod: string; why: string }
   | { kind: 'refuse-switchover'; term: number; target: string; why: string }
+  /** The switchover asked for is done: remove the annotation, so a later failover is not switched back to it. */
+  | { kind: 'clear-switchover'; term: number; target: string }
   | { kind: 'wait'; term: number; why: string; retryInMs?: number }
   | { kind: 'steady'; term: number };
 
@@ -111,6 +121,9 @@ export function parseLsn(text: string): bigint {
 export function formatLsn(lsn: bigint): string {
   return `${(lsn >> 32n).toString(16).toUpperCase()}/${(lsn & 0xffffffffn).toString(16).toUpperCase()}`;
 }
+
+/** The published primary while the recorded one is going away: no pod starts as the primary. */
+export const NOBODY = '';
 
 const answersAsPrimary = (m: MemberObservation) =>
   m.pod === 'running' && m.sql !== undefined && !m.sql.inRecovery;
@@ -175,9 +188,17 @@ export function planReplication(obs: ReplicationObservation): ReplicationPlan {
     };
   }
 
-  // The pods decide their role at start from the published record, so it must never lag the status.
-  if (obs.published?.term !== term || obs.published.primary !== primary.name) {
-    return plan({ kind: 'publish', term, primary: primary.name });
+  // The pods decide their role at start from the published record, so it must never lag the status. While the
+  // primary's pod is going away (being deleted, or gone) nobody is published: the StatefulSet recreates the pod at
+  // once, and one that started as the primary again before the next election was published would write WAL past
+  // the point where its successor's timeline forks, and could then only be re-cloned (seen on the real node). A
+  // recorded primary that comes back as a standby is promoted again below; a lone instance has nobody to lose to.
+  const leaving =
+    (primary.pod === 'terminating' || primary.pod === 'absent') &&
+    members.some((m) => m.name !== primary.name && m.pod !== 'absent');
+  const publish = leaving ? NOBODY : primary.name;
+  if (obs.published?.term !== term || obs.published.primary !== publish) {
+    return plan({ kind: 'publish', term, primary: publish });
   }
 
   // Fence every other instance that claims the primary role, by label or by answering as a primary. The old
@@ -217,6 +238,20 @@ export function planReplication(obs: ReplicationObservation): ReplicationPlan {
   // An election in progress: promote the record's primary once it has what it must have.
   if (record.handover) {
     const { handover } = record;
+    // A clean handover: the old primary's fast shutdown sends every WAL record it wrote, up to its shutdown
+    // checkpoint, to the connected standbys before it exits. Promoting before that forks the new timeline below
+    // the old primary's last WAL: commits acknowledged after the handover LSN would be lost, and the old primary
+    // could not follow. Bounded by the pod's termination grace period. A failover does not wait: its old
+    // primary is gone or does not answer.
+    const from = byName(handover.from);
+    if (handover.reason !== 'Failover' && from?.pod === 'terminating') {
+      return plan({
+        kind: 'wait',
+        term,
+        why: `${handover.from} is shutting down; its last WAL must reach ${primary.name} before the promotion`,
+        retryInMs: 500,
+      });
+    }
     if (isStandby(primary)) {
       const received = primary.sql?.lsn ?? 0n;
       if (handover.lsn !== undefined && received < handover.lsn) {
@@ -275,6 +310,9 @@ export function planReplication(obs: ReplicationObservation): ReplicationPlan {
   }
   if (record.primaryUnavailableSince) return plan({ kind: 'clear-unavailable', term });
 
+  if (obs.switchoverTo === primary.name) {
+    return plan({ kind: 'clear-switchover', term, target: primary.name });
+  }
   if (obs.switchoverTo && obs.switchoverTo !== primary.name) {
     const target = byName(obs.switchoverTo);
     const problem = switchoverProblem(target, obs.instances);
@@ -319,6 +357,25 @@ export function planReplication(obs: ReplicationObservation): ReplicationPlan {
       term,
       pod: diverged.name,
       why: 'it is ahead of the primary and cannot follow it',
+    });
+  }
+  // One behind the primary that still does not stream after the bound cannot follow either: its WAL went past the
+  // point where the primary's timeline forked (an old primary that wrote after the last WAL its successor
+  // received), or the primary no longer has the WAL it needs. Nothing else would ever make it stream again.
+  const stuck = members.find(
+    (m) =>
+      isStandby(m) &&
+      !m.sql?.streaming &&
+      m.notStreamingSince !== undefined &&
+      obs.now.getTime() - m.notStreamingSince.getTime() >= obs.rejoinAfterMs,
+  );
+  if (stuck?.notStreamingSince) {
+    const seconds = Math.floor((obs.now.getTime() - stuck.notStreamingSince.getTime()) / 1000);
+    return plan({
+      kind: 'rejoin',
+      term,
+      pod: stuck.name,
+      why: `it has answered without streaming from the primary for ${seconds}s`,
     });
   }
   return plan({ kind: 'steady', term });

@@ -1,8 +1,9 @@
 // The migration Job: runs scripts/migrate.ts as the owner against the database pod, with the image the database
 // runs (its psql matches the server). Its SQL is one projected volume of the ConfigMaps' keys, one `<name>.sql`
-// file per migration; the script refuses a file whose checksum is not the one the operator read.
+// file per migration; the script refuses a file whose checksum is not the one the operator read. It connects to the
+// elected primary's pod (status.replication.primary; pod 0 without replicas): a replica would refuse the writes.
 import type { V1Job, V1Volume } from '@kubernetes/client-node';
-import { POSTGRES_PORT } from '../../api/index.ts';
+import { POSTGRES_PORT, serviceHost } from '../../api/index.ts';
 import { PASSWORD_KEY } from '../credentials.ts';
 import type { SampleDbInstance } from '../instance.ts';
 import { childMeta } from '../meta.ts';
@@ -23,11 +24,21 @@ export function migrationsJobName(sampleDbName: string, migrations: readonly Mig
   return boundedName(sampleDbName, `migrate-${migrationsJobHash(migrations)}`);
 }
 
+/** The pod the migrations run against: the elected primary, else the only pod (pod 0). */
+export function migrationsTargetPod(instance: SampleDbInstance, electedPrimary?: string): string {
+  return electedPrimary ?? instance.object.status?.replication?.primary ?? instance.names.pod;
+}
+
 export function migrationsJob(
   instance: SampleDbInstance,
   image: string,
   migrations: readonly MigrationToRun[],
+  electedPrimary?: string,
 ): V1Job {
+  const host = serviceHost(
+    `${migrationsTargetPod(instance, electedPrimary)}.${instance.names.headlessService}`,
+    instance.namespace,
+  );
   const entries = instance.object.spec.migrations ?? [];
   const volume: V1Volume = {
     name: VOLUME,
@@ -57,7 +68,7 @@ export function migrationsJob(
             env: [
               ...literalEnv(
                 migrateScriptEnv({
-                  host: instance.podHost,
+                  host,
                   port: POSTGRES_PORT,
                   database: spec.bootstrap.database,
                   owner: spec.bootstrap.owner,

@@ -1,6 +1,6 @@
 // The objects of a SampleDB with `instances` > 1 (docs/adr/0008-primary-election.md): the two role Secrets, the
 // election ConfigMap the pods read at start, the read-only Service, and what the StatefulSet's pods get on top of the
-// single-instance template. A SampleDB with one instance gets none of this and runs exactly as before.
+// single-instance template. A SampleDB that never had more than one instance gets none of this and runs exactly as before.
 import { randomInt } from 'node:crypto';
 import type { V1ConfigMap, V1Container, V1PodSpec, V1Secret, V1Service } from '@kubernetes/client-node';
 import { LABELS, POSTGRES_PORT, POSTGRES_PORT_NAME } from '../../api/index.ts';
@@ -22,8 +22,13 @@ export const ELECTION_PRIMARY_KEY = 'primary';
 export const ELECTION_TERM_KEY = 'term';
 const ELECTION_VOLUME = 'election';
 
+/**
+ * More than one instance, or one that had more: once a primary was elected, a scale down to 1 keeps the election
+ * (the start script, the role labels, the record) so the primary is handed over to pod 0 before the others go,
+ * and the remaining pod is not restarted without the start script while it still has a standby's files.
+ */
 export function replicated(instance: SampleDbInstance): boolean {
-  return instance.spec.instances > 1;
+  return instance.spec.instances > 1 || instance.object.status?.replication?.primary !== undefined;
 }
 
 export interface ReplicationNames {

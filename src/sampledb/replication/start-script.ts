@@ -26,7 +26,9 @@ if [ "$primary" = "$SAMPLEDB_POD" ]; then
   rm -f "$PGDATA/standby.signal"
   exec docker-entrypoint.sh postgres "$@"
 fi
-log "the election record names $primary: starting $SAMPLEDB_POD as a standby"
+named=$primary
+[ -n "$named" ] || named='no pod (the primary is being replaced)'
+log "the election record names $named: starting $SAMPLEDB_POD as a standby"
 if [ ! -s "$PGDATA/PG_VERSION" ]; then
   rm -rf "$PGDATA"
   until PGPASSFILE=/tmp/pgpass pg_basebackup -w -h "$SAMPLEDB_PRIMARY_HOST" -p "$SAMPLEDB_PRIMARY_PORT" \
@@ -38,6 +40,9 @@ if [ ! -s "$PGDATA/PG_VERSION" ]; then
   log "cloned from $SAMPLEDB_PRIMARY_HOST"
 fi
 touch "$PGDATA/standby.signal"
-exec postgres "$@" -c recovery_target_timeline=latest \
-  -c "primary_conninfo=host=$SAMPLEDB_PRIMARY_HOST port=$SAMPLEDB_PRIMARY_PORT user=$SAMPLEDB_REPLICATION_USER passfile=/tmp/pgpass application_name=$SAMPLEDB_POD"
+# A primary that hangs keeps the TCP connection (through the Service's conntrack entry) open: without a short
+# receiver timeout the standby would wait 60 s before it looks for the new primary, and with synchronous
+# replication the new primary's commits would wait that long for it.
+exec postgres "$@" -c recovery_target_timeline=latest -c wal_receiver_timeout=5s \
+  -c "primary_conninfo=host=$SAMPLEDB_PRIMARY_HOST port=$SAMPLEDB_PRIMARY_PORT user=$SAMPLEDB_REPLICATION_USER passfile=/tmp/pgpass application_name=$SAMPLEDB_POD connect_timeout=5"
 `;

@@ -4,6 +4,7 @@
 import type { V1Job, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
 import { ANNOTATIONS, EVENT_REASONS, majorVersion, REASONS, SAMPLEDB_CONDITIONS } from '../../api/index.ts';
 import type { ConditionInput } from '../../runtime/index.ts';
+import { replicated } from '../replication/objects.ts';
 import { JOBS, PODS, SAMPLEDB_BACKUPS, STATEFULSETS } from '../resources.ts';
 import { preUpgradeBackup, type UpgradeRoute, upgradeJob, upgradeJobName } from '../upgrade/jobs.ts';
 import {
@@ -61,6 +62,30 @@ export function upgradeUnderWay(
   const toImage = job?.spec?.template.spec?.containers[0]?.image;
   const fromMajor = Number.parseInt(annotations[ANNOTATIONS.fromMajor] ?? '', 10);
   if (!fromImage || !toImage || Number.isNaN(fromMajor)) return undefined;
+  return { fromMajor, toMajor, fromImage, toImage };
+}
+
+/**
+ * An upgrade the spec moved away from after the files went offline (the StatefulSet records its target) and before
+ * its upgrade Job existed, while its preflight Job still reads the files: the route of that upgrade, so the old
+ * server stays down until the preflight is gone. Undefined otherwise (then nothing holds the old server).
+ */
+export function abandonedPreflight({ instance, view }: StepContext): UpgradeRoute | undefined {
+  const { namespace, names } = instance;
+  const toMajor = upgradingToOf(view.get(STATEFULSETS, namespace, names.statefulSet));
+  if (toMajor === undefined || toMajor === majorVersion(instance.spec.version)) return undefined;
+  if (view.get(JOBS, namespace, upgradeJobName(instance.name, toMajor, 'upgrade'))) return undefined;
+  const preflight = view.get(JOBS, namespace, upgradeJobName(instance.name, toMajor, 'preflight'));
+  if (!preflight) return undefined;
+  const pods = view.ownedBy(PODS, preflight.metadata.uid);
+  const reading =
+    jobState(preflight, pods)?.state === 'running' ||
+    pods.some((p) => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed');
+  const annotations = preflight.metadata.annotations ?? {};
+  const fromImage = annotations[ANNOTATIONS.fromImage];
+  const toImage = preflight.spec?.template.spec?.containers[0]?.image;
+  const fromMajor = Number.parseInt(annotations[ANNOTATIONS.fromMajor] ?? '', 10);
+  if (!reading || !fromImage || !toImage || Number.isNaN(fromMajor)) return undefined;
   return { fromMajor, toMajor, fromImage, toImage };
 }
 
@@ -214,9 +239,18 @@ export const runMajorUpgrade: Step = {
   writes: ['apply', 'create-once', 'event'],
   async run(ctx) {
     const { instance, write } = ctx;
-    const route = routeOf(ctx);
+    const abandoned = abandonedPreflight(ctx);
+    const route = abandoned ?? routeOf(ctx);
     if (!route) return undefined;
-    const obs = observe(ctx, route);
+    // pg_upgrade runs on one data volume (pod 0's) with the StatefulSet stopped; with replicas it would upgrade
+    // whichever instance is pod 0 and leave the others on the old major. Not built: nothing is touched, the
+    // StatefulSet stays on the major of its files and the version step says why (MajorUpgradeWithReplicas).
+    const sts = ctx.view.get(STATEFULSETS, instance.namespace, instance.names.statefulSet);
+    if (replicated(instance) && !abandoned && upgradingToOf(sts) === undefined) return undefined;
+    const obs: UpgradeObservation = {
+      ...observe(ctx, route),
+      ...(abandoned ? { abandoned: { preflightReading: true } } : {}),
+    };
     const plan = planUpgrade(obs, instance.name);
     const jobs = [
       ...(['preflight', 'upgrade', 'rollback', 'cleanup'] as const)
@@ -228,7 +262,7 @@ export const runMajorUpgrade: Step = {
     // The spec moved away from an upgrade that has already touched the files: carried through, and said so.
     const specMajor = majorVersion(instance.spec.version);
     const overridden =
-      specMajor !== route.toMajor && plan.step !== 'RollingBack' && plan.step !== 'Failed'
+      !abandoned && specMajor !== route.toMajor && plan.step !== 'RollingBack' && plan.step !== 'Failed'
         ? specOverridden(plan, route, specMajor)
         : undefined;
     if (overridden) conditions[0] = overridden;

@@ -6,7 +6,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { CONTAINERS } from '../../api/index.ts';
 import type { ConditionInput } from '../../runtime/index.ts';
 import { jobState } from '../job-state.ts';
-import { migrationsJob, migrationsJobName } from '../migrations/job.ts';
+import { migrationsJob, migrationsJobName, migrationsTargetPod } from '../migrations/job.ts';
 import { MIGRATION_REASONS, type MigrationsObservation, planMigrations } from '../migrations/plan.ts';
 import { CONFIGMAPS, JOBS, PODS } from '../resources.ts';
 import { parseMigrateResult } from '../scripts/migrate.ts';
@@ -42,8 +42,12 @@ export const applyMigrations: Step = {
     const pods = job ? view.ownedBy(PODS, job.metadata.uid) : [];
     const last = terminated(pods);
     const result = last?.message ? parseMigrateResult(last.message) : undefined;
+    // The primary the replication step elected in this reconcile (else the recorded one, else pod 0): the Job writes.
+    const primary = migrationsTargetPod(instance, observed.replication?.primary);
+    const target =
+      primary === instance.names.pod ? observed.pod : view.get(PODS, instance.namespace, primary);
     const podReady = Boolean(
-      observed.pod?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+      target?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
     );
     const obs: MigrationsObservation = {
       entries,
@@ -99,7 +103,7 @@ export const applyMigrations: Step = {
       case 'create-job': {
         const image =
           templateImage(observed.statefulSet) ??
-          observed.pod?.spec?.containers.find((c) => c.name === CONTAINERS.postgres)?.image;
+          target?.spec?.containers.find((c) => c.name === CONTAINERS.postgres)?.image;
         if (!image) {
           return {
             conditions: [
@@ -111,7 +115,7 @@ export const applyMigrations: Step = {
             ],
           };
         }
-        await write.createOnce(JOBS, migrationsJob(instance, image, action.migrations));
+        await write.createOnce(JOBS, migrationsJob(instance, image, action.migrations, primary));
         const message = `Job ${jobName} applies migrations ${action.pending.join(', ')}.`;
         await write.event({
           regarding: instance.object,

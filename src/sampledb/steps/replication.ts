@@ -9,20 +9,18 @@ import {
   type InstanceStatus,
   LABELS,
   POSTGRES_PORT,
-  REASONS,
-  REPLICATION_CONDITIONS,
+  REJOIN_AFTER_SECONDS,
   REPLICATION_EVENT_REASONS,
   type ReplicationStatus,
   type SampleDbObject,
 } from '../../api/index.ts';
-import type { ConditionInput, Stored } from '../../runtime/index.ts';
+import type { Stored } from '../../runtime/index.ts';
 import { decodeSecretValue, PASSWORD_KEY } from '../credentials.ts';
 import { askInstance, FAILOVER_ROLE, promoteInstance } from '../failover/instance-sql.ts';
 import type { PgConnectOptions } from '../failover/pg-client.ts';
 import {
   type ElectionRecord,
   formatLsn,
-  lagBytes,
   type MemberObservation,
   parseLsn,
   planReplication,
@@ -42,6 +40,7 @@ import {
   statefulSetReplicas,
 } from '../replication/objects.ts';
 import { replicationRolesJob, replicationRolesJobName } from '../replication/roles-job.ts';
+import { instancesStatus, isoSeconds, replicationConditions } from '../replication/status.ts';
 import { CONFIGMAPS, JOBS, PODS, PVCS, SAMPLEDBS, SECRETS, SERVICES } from '../resources.ts';
 import type { ClusterView } from '../view.ts';
 import type { Writer } from '../writer.ts';
@@ -79,7 +78,7 @@ function storedRecord(record: ElectionRecord, instances: InstanceStatus[]): Repl
     ...(record.primary ? { primary: record.primary } : {}),
     term: record.term,
     ...(record.primaryUnavailableSince
-      ? { primaryUnavailableSince: record.primaryUnavailableSince.toISOString().replace(/\.\d{3}Z$/, 'Z') }
+      ? { primaryUnavailableSince: isoSeconds(record.primaryUnavailableSince) }
       : {}),
     ...(handover
       ? {
@@ -114,9 +113,16 @@ async function observeMembers(
   instance: SampleDbInstance,
   view: ClusterView,
   password: string | undefined,
+  previous: readonly InstanceStatus[],
 ): Promise<{ members: MemberObservation[]; pods: Map<string, V1Pod> }> {
   const count = Math.max(statefulSetReplicas(instance), instance.spec.instances);
   const pods = new Map<string, V1Pod>();
+  // When each standby was first seen not streaming, as the last status recorded it: survives an operator restart.
+  const since = (name: string) => {
+    const text = previous.find((i) => i.name === name)?.notStreamingSince;
+    const date = text ? new Date(text) : undefined;
+    return date && !Number.isNaN(date.getTime()) ? date : undefined;
+  };
   const members = await Promise.all(
     Array.from({ length: count }, async (_, ordinal): Promise<MemberObservation> => {
       const name = podName(instance, ordinal);
@@ -128,6 +134,7 @@ async function observeMembers(
       const term = Number(pod?.metadata?.annotations?.[ANNOTATIONS.term]);
       const sql =
         state === 'running' && ip && password ? await askInstance(sqlOptions(ip, password)) : undefined;
+      const notStreamingSince = sql?.inRecovery && !sql.streaming ? since(name) : undefined;
       return {
         name,
         ordinal,
@@ -136,80 +143,11 @@ async function observeMembers(
         ...(role === 'primary' || role === 'replica' ? { roleLabel: role } : {}),
         ...(Number.isInteger(term) ? { termLabel: term } : {}),
         ...(sql ? { sql } : {}),
+        ...(notStreamingSince ? { notStreamingSince } : {}),
       };
     }),
   );
   return { members, pods };
-}
-
-function instancesStatus(record: ElectionRecord, members: readonly MemberObservation[]): InstanceStatus[] {
-  const primary = members.find((m) => m.name === record.primary);
-  return members
-    .filter((m) => m.pod !== 'absent')
-    .map((m) => {
-      const lag = lagBytes(primary, m);
-      return {
-        name: m.name,
-        role: !m.sql ? 'unknown' : m.sql.inRecovery ? 'replica' : 'primary',
-        ready: m.ready && m.sql !== undefined,
-        ...(lag !== undefined ? { lagBytes: lag } : {}),
-      };
-    });
-}
-
-function replicationConditions(
-  record: ElectionRecord,
-  members: readonly MemberObservation[],
-  action: ReplicationAction,
-): ConditionInput[] {
-  const primary = members.find((m) => m.name === record.primary);
-  const available = primary?.ready && primary.sql && !primary.sql.inRecovery;
-  const primaryCondition: ConditionInput = record.handover
-    ? {
-        type: REPLICATION_CONDITIONS.primaryAvailable,
-        status: 'False',
-        reason: record.handover.reason === 'Failover' ? REASONS.failingOver : REASONS.switchingOver,
-        message: `Handing the primary over from ${record.handover.from} to ${record.primary} (term ${record.term}).`,
-      }
-    : available
-      ? {
-          type: REPLICATION_CONDITIONS.primaryAvailable,
-          status: 'True',
-          reason: REASONS.primaryReady,
-          message: `${record.primary} is the primary (term ${record.term}).`,
-        }
-      : {
-          type: REPLICATION_CONDITIONS.primaryAvailable,
-          status: 'False',
-          reason: record.primary ? REASONS.primaryUnavailable : REASONS.noPrimary,
-          message: record.primary
-            ? `Primary ${record.primary} is unavailable: ${action.kind === 'wait' ? action.why : 'failing over'}.`
-            : 'No primary elected yet.',
-        };
-  const replicas = members.filter((m) => m.name !== record.primary);
-  const lagging = replicas.filter((m) => !(m.ready && m.sql?.inRecovery && m.sql.streaming));
-  const replicasCondition: ConditionInput =
-    replicas.length === 0
-      ? {
-          type: REPLICATION_CONDITIONS.replicasReady,
-          status: 'True',
-          reason: REASONS.noReplicas,
-          message: 'No replicas.',
-        }
-      : lagging.length === 0
-        ? {
-            type: REPLICATION_CONDITIONS.replicasReady,
-            status: 'True',
-            reason: REASONS.replicasStreaming,
-            message: `${replicas.length} replicas are ready and streaming from ${record.primary}.`,
-          }
-        : {
-            type: REPLICATION_CONDITIONS.replicasReady,
-            status: 'False',
-            reason: REASONS.replicasNotReady,
-            message: `Not ready or not streaming: ${lagging.map((m) => m.name).join(', ')}.`,
-          };
-  return [primaryCondition, replicasCondition];
 }
 
 async function ensureSecret(
@@ -315,7 +253,9 @@ async function execute(
     case 'promote': {
       const ip = pods.get(action.pod)?.status?.podIP;
       if (!ip) throw new Error(`pod ${action.pod} has no IP to promote`);
-      await promoteInstance(sqlOptions(ip, password));
+      await promoteInstance(sqlOptions(ip, password), () =>
+        write.assertMayWrite(`pg_promote on ${action.pod}`),
+      );
       await event(
         'Normal',
         REPLICATION_EVENT_REASONS.primaryPromoted,
@@ -352,6 +292,15 @@ async function execute(
         `${action.pod} re-cloned: ${action.why}`,
       );
       return { record };
+    }
+    case 'clear-switchover': {
+      // Only the value this plan saw: a newer request set meanwhile stays.
+      const path = `/metadata/annotations/${ANNOTATIONS.switchoverTo.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+      const written = await write.guardedPatch(SAMPLEDBS, ref(instance.name), [
+        { op: 'test', path, value: action.target },
+        { op: 'remove', path },
+      ]);
+      return { record, ...(written ? { sampleDb: written } : {}) };
     }
     case 'refuse-switchover':
       await event(
@@ -398,15 +347,23 @@ export const reconcileReplication: Step = {
     let db = (observed.sampleDb ?? instance.object) as Stored<SampleDbObject>;
     let record = recordOf(db);
     const published = view.get(CONFIGMAPS, instance.namespace, names.electionConfigMap)?.data;
-    let publishedRecord = published?.primary
-      ? { primary: published.primary, term: Number(published.term) }
-      : undefined;
+    // The primary may be published as NOBODY ('') while the recorded one goes away: the term says it was published.
+    let publishedRecord =
+      published?.term !== undefined
+        ? { primary: published.primary ?? '', term: Number(published.term) }
+        : undefined;
     let last: { action: ReplicationAction; members: MemberObservation[] } | undefined;
     for (let i = 0; i < ACTIONS_PER_RECONCILE; i++) {
-      const { members, pods } = await observeMembers(instance, view, password);
+      const { members, pods } = await observeMembers(
+        instance,
+        view,
+        password,
+        db.status?.replication?.instances ?? [],
+      );
       const obs: ReplicationObservation = {
         instances: instance.spec.instances,
         failoverDelayMs: instance.spec.replication.failoverDelaySeconds * 1000,
+        rejoinAfterMs: REJOIN_AFTER_SECONDS * 1000,
         record,
         ...(publishedRecord ? { published: publishedRecord } : {}),
         members,
@@ -421,11 +378,11 @@ export const reconcileReplication: Step = {
       record = done.record;
       if (done.sampleDb) db = done.sampleDb;
       if (next.kind === 'publish') publishedRecord = { primary: next.primary, term: next.term };
-      if (next.kind === 'wait' || next.kind === 'steady' || next.kind === 'refuse-switchover') break;
+      if (['wait', 'steady', 'refuse-switchover', 'clear-switchover'].includes(next.kind)) break;
     }
     if (!last) return undefined;
     const { action, members } = last;
-    const replication = storedRecord(record, instancesStatus(record, members));
+    const replication = storedRecord(record, instancesStatus(record, members, now()));
     const requeueAfterMs =
       action.kind === 'steady'
         ? STEADY_RECHECK_MS

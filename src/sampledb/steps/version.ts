@@ -5,6 +5,7 @@
 
 import { EVENT_REASONS, REASONS, SAMPLEDB_CONDITIONS } from '../../api/index.ts';
 import type { ConditionInput } from '../../runtime/index.ts';
+import { replicated } from '../replication/objects.ts';
 import { JOBS, PODS } from '../resources.ts';
 import {
   currentVersionOf,
@@ -73,21 +74,28 @@ export const reportVersion: Step = {
     const held = ctx.observed.heldMajor;
     if (held) {
       const refused = held.toMajor < held.fromMajor;
+      const withReplicas = !refused && replicated(instance);
       const condition = upgrading(
         'False',
-        refused ? REASONS.downgradeRefused : REASONS.majorUpgrade,
+        refused
+          ? REASONS.downgradeRefused
+          : withReplicas
+            ? REASONS.majorUpgradeWithReplicas
+            : REASONS.majorUpgrade,
         refused
           ? `The spec asks for PostgreSQL ${held.toMajor}, below the ${held.fromMajor} of the data files: a server cannot run them. The StatefulSet stays on ${held.fromMajor}; set spec.version back to ${held.fromMajor}.`
-          : `The spec asks for PostgreSQL ${held.toMajor}; the data files are ${held.fromMajor}. This operator version does not run major upgrades yet: the StatefulSet stays on its ${held.fromMajor} image, untouched. Set spec.version back to ${held.fromMajor}, or restore a backup into a new SampleDB on ${held.toMajor}.`,
+          : withReplicas
+            ? `The spec asks for PostgreSQL ${held.toMajor}, but a major upgrade of a SampleDB with replicas is not built: the instances stay on ${held.fromMajor}, untouched. Set spec.version back to ${held.fromMajor}, or restore a backup into a new SampleDB on ${held.toMajor}.`
+            : `The spec asks for PostgreSQL ${held.toMajor}; the data files are ${held.fromMajor}. This operator version does not run major upgrades yet: the StatefulSet stays on its ${held.fromMajor} image, untouched. Set spec.version back to ${held.fromMajor}, or restore a backup into a new SampleDB on ${held.toMajor}.`,
       );
       const previousReason = instance.object.status?.conditions?.find(
         (c) => c.type === SAMPLEDB_CONDITIONS.upgrading,
       )?.reason;
-      if (refused && previousReason !== REASONS.downgradeRefused) {
+      if ((refused || withReplicas) && previousReason !== condition.reason) {
         await write.event({
           regarding: instance.object,
           type: 'Warning',
-          reason: EVENT_REASONS.downgradeRefused,
+          reason: refused ? EVENT_REASONS.downgradeRefused : EVENT_REASONS.majorUpgradeRefused,
           action: 'Refused',
           note: condition.message,
         });
@@ -107,7 +115,7 @@ export const reportVersion: Step = {
       case 'not-initialized':
         return { observed };
       case 'rolling': {
-        const message = `Step RollingRestart: pod ${instance.names.pod} restarts on image ${step.image}; the StatefulSet waits for it to be ready.`;
+        const message = `Step RollingRestart: pod ${instance.primary.pod} restarts on image ${step.image}; the StatefulSet waits for it to be ready.`;
         if (!wasUpgrading)
           await write.event({
             regarding: instance.object,
@@ -125,7 +133,7 @@ export const reportVersion: Step = {
           type: 'Normal',
           reason: EVENT_REASONS.upgradeStep,
           action: 'VerifyVersion',
-          note: `Pod ${instance.names.pod} runs image ${step.image}; Job ${job.metadata.name} asks the server its version.`,
+          note: `Pod ${instance.primary.pod} runs image ${step.image}; Job ${job.metadata.name} asks the server its version.`,
         });
         return verifying(job.metadata.name, step.image);
       }

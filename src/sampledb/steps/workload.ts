@@ -38,8 +38,9 @@ export const applyStatefulSet: Step = {
     }
     const applied = await write.apply(STATEFULSETS, desired);
     const { held } = directive ? { held: undefined } : workloadVersion(instance, existing);
-    const pod = view.get(PODS, namespace, names.pod);
-    const dataPvc = view.get(PVCS, namespace, names.dataPvc);
+    // The elected primary's pod and claim (pod 0 without replicas): Ready, versions and migrations follow it.
+    const pod = view.get(PODS, namespace, instance.primary.pod);
+    const dataPvc = view.get(PVCS, namespace, instance.primary.dataPvc);
     return {
       observed: {
         statefulSet: applied,

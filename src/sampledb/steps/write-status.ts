@@ -1,5 +1,6 @@
 // The last step, run whatever the others did: status.ts turns the observations into phase and conditions, the
-// steps' own conditions are merged in, and the status subresource is written only when something changed.
+// steps' own conditions are merged in, and the status subresource is written only when something changed; a change
+// to Ready or to Failed is also an Event (status-events.ts).
 import { isDeepStrictEqual } from 'node:util';
 import {
   API_VERSION,
@@ -12,6 +13,7 @@ import { type Condition, mergeConditions } from '../../runtime/index.ts';
 import type { SampleDbInstance } from '../instance.ts';
 import { SAMPLEDB_BACKUPS, SAMPLEDBS } from '../resources.ts';
 import { sampleDbStatus } from '../status.ts';
+import { statusEvents } from '../status-events.ts';
 import type { ClusterView } from '../view.ts';
 import type { Writer } from '../writer.ts';
 import type { Observation } from './context.ts';
@@ -70,10 +72,14 @@ export async function writeStatus(
   const db = run.observed.sampleDb ?? instance.object;
   const status = computeStatus(instance, run, view.list(SAMPLEDB_BACKUPS, instance.namespace), now);
   if (isDeepStrictEqual(JSON.parse(JSON.stringify(status)), db.status ?? {})) return db;
-  return write.applyStatus(SAMPLEDBS, {
+  const written = await write.applyStatus(SAMPLEDBS, {
     apiVersion: API_VERSION,
     kind: KINDS.sampleDb,
     metadata: { name: instance.name, namespace: instance.namespace },
     status,
   });
+  // After the status, so an Event never announces what the status does not (yet) say.
+  for (const event of statusEvents(db.status, status))
+    await write.event({ regarding: written, action: 'Reconcile', ...event });
+  return written;
 }

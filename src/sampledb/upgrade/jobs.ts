@@ -116,6 +116,9 @@ export function upgradeJob(
     spec: {
       // A retry after a killed pod resumes (the scripts are idempotent); a real failure fails the same way again.
       backoffLimit: mode === 'preflight' ? 0 : 2,
+      // The retry only once the killed pod is gone for good (not merely terminating): two pods must never work on
+      // the data files at once.
+      podReplacementPolicy: 'Failed',
       activeDeadlineSeconds: DEADLINES[mode],
       template: { metadata: { labels: { ...instance.labels.upgrade } }, spec: pod },
     },

@@ -41,6 +41,12 @@ export interface UpgradeObservation {
   verify?: JobState & { version?: string };
   rollback?: JobState & { cause?: string };
   cleanup?: JobState;
+  /**
+   * spec.version went back to `fromMajor` after the files went offline and before the upgrade Job existed: the
+   * upgrade is abandoned. `preflightReading`: the preflight Job has not finished or a pod of it still runs (it reads
+   * the files, and starts a server of its own on them for `pg_upgrade --check`).
+   */
+  abandoned?: { preflightReading: boolean };
   now: Date;
 }
 
@@ -163,6 +169,15 @@ export function planUpgrade(obs: UpgradeObservation, sampleDbName: string): Upgr
       cause,
     );
   }
+  // Abandoned before the upgrade Job: nothing was converted, but the old server must not start on files the
+  // preflight Job still reads (two servers on one data directory from two pods: their lock files do not see each
+  // other). Once the preflight's pods are gone the old server starts, as for a preflight that failed.
+  if (obs.abandoned && !obs.upgrade) {
+    const why = `spec.version is ${obs.fromMajor} again; PostgreSQL ${obs.fromMajor} starts once the preflight Job has stopped reading the files`;
+    if (obs.abandoned.preflightReading) return plan('Preflight', oldDown, { kind: 'wait', why });
+    return plan('Failed', oldUp, { kind: 'none' }, `the upgrade was abandoned: ${why}`);
+  }
+
   const rollBack = (cause: string): UpgradePlan =>
     stopped
       ? plan('RollingBack', oldDown, { kind: 'create-rollback', cause }, cause)
@@ -201,7 +216,13 @@ export function planUpgrade(obs: UpgradeObservation, sampleDbName: string): Upgr
     // The preflight only reads: the old files are untouched, the old server simply starts again.
     return plan('Failed', oldUp, { kind: 'none' }, `the preflight failed: ${obs.preflight.message}`);
   }
-  if (obs.preflight?.state === 'succeeded') return plan('Upgrade', oldDown, { kind: 'create-upgrade' });
+  if (obs.preflight?.state === 'succeeded') {
+    // Normally stopped since before the preflight; not when the old server started again in between (an upgrade
+    // abandoned after its preflight, then asked for again): pg_upgrade never runs beside a server.
+    if (!stopped)
+      return plan('Stopping', oldDown, { kind: 'wait', why: `stopping PostgreSQL ${obs.fromMajor}` });
+    return plan('Upgrade', oldDown, { kind: 'create-upgrade' });
+  }
   if (obs.preflight) return plan('Preflight', oldDown, { kind: 'wait', why: 'pg_upgrade --check runs' });
 
   if (obs.backup?.phase === 'Completed') {

@@ -101,7 +101,7 @@ export async function waitReady(
 }
 
 /** The pod spec a client needs under PodSecurity `restricted`. */
-const restrictedClient = {
+export const restrictedClient = {
   securityContext: {
     runAsNonRoot: true,
     runAsUser: 999,
@@ -200,18 +200,20 @@ export async function tableChecksums(
   namespace: string,
   sampleDbName: string,
 ): Promise<Record<string, string>> {
-  const out = await sql(
-    cluster,
-    namespace,
-    sampleDbName,
-    [
-      "SELECT format('SELECT %L || %L || coalesce(md5(string_agg(t::text, %L ORDER BY t::text)), %L) FROM %I.%I t',",
-      "  tablename, ' ', ',', 'empty', schemaname, tablename)",
-      "FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename \\gexec",
-    ].join('\n'),
-  );
+  return parseChecksums(await sql(cluster, namespace, sampleDbName, CHECKSUM_SQL));
+}
+
+/** psql input printing `<table> <md5 of its rows>` per public table (needs psql's gexec). */
+export const CHECKSUM_SQL = [
+  "SELECT format('SELECT %L || %L || coalesce(md5(string_agg(t::text, %L ORDER BY t::text)), %L) FROM %I.%I t',",
+  "  tablename, ' ', ',', 'empty', schemaname, tablename)",
+  "FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename \\gexec",
+].join('\n');
+
+export function parseChecksums(out: string): Record<string, string> {
   return Object.fromEntries(
     out
+      .trim()
       .split('\n')
       .filter(Boolean)
       .map((line) => line.split(' ') as [string, string]),
@@ -225,3 +227,40 @@ export const SEED_SQL = [
   'CREATE TABLE events (at timestamptz NOT NULL DEFAULT now(), payload jsonb);',
   `INSERT INTO events (payload) SELECT jsonb_build_object('n', i) FROM generate_series(1, 200) i;`,
 ].join('\n');
+
+/** A merge patch of the SampleDB's spec, as `kubectl patch --type=merge` does it. */
+export async function patchSpec(
+  cluster: E2eCluster,
+  namespace: string,
+  name: string,
+  spec: Json,
+): Promise<void> {
+  await kubectlOk(cluster, [
+    'patch',
+    'sampledb',
+    name,
+    '-n',
+    namespace,
+    '--type=merge',
+    '-p',
+    JSON.stringify({ spec }),
+  ]);
+}
+
+/** The messages of the namespace's Events with `reason` (and `type`, when given). */
+export async function eventMessages(
+  cluster: E2eCluster,
+  namespace: string,
+  reason: string,
+  type?: 'Normal' | 'Warning',
+): Promise<string[]> {
+  const list = await kubectlJson<{ items: { type?: string; message?: string }[] }>(cluster, [
+    'get',
+    'events',
+    '-n',
+    namespace,
+    '--field-selector',
+    `reason=${reason}`,
+  ]);
+  return (list?.items ?? []).filter((e) => !type || e.type === type).map((e) => e.message ?? '');
+}

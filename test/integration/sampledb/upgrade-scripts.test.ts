@@ -1,10 +1,12 @@
 // The major upgrade Jobs' scripts, run as their containers run them, against real PostgreSQL binaries: the init
 // container's copy of the old installation (with its wrappers), then preflight, upgrade, rollback and cleanup on a
-// real data directory. With one installed major (the machine's) it upgrades that major to itself, which pg_upgrade
-// allows and which runs every line of the scripts; PG_OLD_BIN_ROOT / PG_NEW_BIN_DIR point it at two majors.
+// real data directory. Twice: with the machine's one installed major upgraded to itself (which pg_upgrade allows and
+// which runs every line of the scripts; PG_OLD_BIN_DIR / PG_NEW_BIN_DIR point it at two majors), and 15 → 17 in the
+// root file systems of the locally built images (bookworm's 15, trixie's 17), each script run in the image its
+// container runs in, as the images' postgres user: what the Jobs do, without the cluster.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -15,11 +17,12 @@ import {
   upgradeScriptEnv,
 } from '../../../src/sampledb/scripts/upgrade.ts';
 import { findPostgresBinDir } from '../../support/postgres.ts';
+import { IMAGE_POSTGRES_ID, inImage, postgresImageRootfs } from '../../support/postgres-image.ts';
 
-const NEW_BIN = process.env.PG_NEW_BIN_DIR ?? findPostgresBinDir();
-const OLD_MAJOR = Number(process.env.PG_OLD_MAJOR ?? NEW_BIN?.match(/postgresql\/(\d+)\//)?.[1] ?? 0);
-const NEW_MAJOR = Number(NEW_BIN?.match(/postgresql\/(\d+)\//)?.[1] ?? 0);
-const OLD_SOURCE_BIN = process.env.PG_OLD_BIN_DIR ?? `/usr/lib/postgresql/${OLD_MAJOR}/bin`;
+const HOST_NEW_BIN = process.env.PG_NEW_BIN_DIR ?? findPostgresBinDir();
+const HOST_OLD_MAJOR = Number(
+  process.env.PG_OLD_MAJOR ?? HOST_NEW_BIN?.match(/postgresql\/(\d+)\//)?.[1] ?? 0,
+);
 const isRoot = process.getuid?.() === 0;
 const SUPERUSER = 'sampledb_admin';
 
@@ -29,24 +32,103 @@ interface Run {
   message: string;
 }
 
-describe('major upgrade scripts against PostgreSQL', {
-  skip: NEW_BIN && existsSync(join(OLD_SOURCE_BIN, 'postgres')) ? false : 'PostgreSQL is not installed',
-}, () => {
+/** Where the scripts run: the old major's side (init container, initdb) and the new major's (the Job). */
+interface Sides {
+  oldMajor: number;
+  newMajor: number;
+  /** The old major's own binaries, where they are installed (initdb and the test's own servers). */
+  oldBin: string;
+  newBin: string;
+  /** The command that runs `script` (sh) on that side with exactly `env`; `binds`: the test's directories. */
+  command(
+    side: 'old' | 'new',
+    binds: string[],
+    env: Record<string, string>,
+    script: string,
+  ): [string, string[]];
+  /** The owner of the test's directories. */
+  owner(): { uid: number; gid: number } | undefined;
+  /** Forgets a directory `command` was given (its mount point in an image's root file system). */
+  release?(dir: string): void;
+}
+
+const hostSides = (): Sides | undefined => {
+  const oldBin = process.env.PG_OLD_BIN_DIR ?? `/usr/lib/postgresql/${HOST_OLD_MAJOR}/bin`;
+  if (!HOST_NEW_BIN || !existsSync(join(oldBin, 'postgres'))) return undefined;
+  return {
+    oldMajor: HOST_OLD_MAJOR,
+    newMajor: Number(HOST_NEW_BIN.match(/postgresql\/(\d+)\//)?.[1] ?? 0),
+    oldBin,
+    newBin: HOST_NEW_BIN,
+    // As the postgres OS user when we are root (PostgreSQL refuses to run as root).
+    command: (_side, _binds, env, script) => {
+      const envArgs = Object.entries(env).map(([k, v]) => `${k}=${v}`);
+      return isRoot
+        ? ['runuser', ['-u', 'postgres', '--', 'env', '-i', ...envArgs, 'sh', '-c', script]]
+        : ['env', ['-i', ...envArgs, 'sh', '-c', script]];
+    },
+    owner: () => {
+      if (!isRoot) return undefined;
+      const id = (flag: string) =>
+        Number(spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' }).stdout.trim());
+      return { uid: id('-u'), gid: id('-g') };
+    },
+  };
+};
+
+const imageSides = (): Sides | undefined => {
+  const oldRootfs = postgresImageRootfs(15);
+  const newRootfs = postgresImageRootfs(17);
+  if (!oldRootfs || !newRootfs) return undefined;
+  return {
+    oldMajor: 15,
+    newMajor: 17,
+    oldBin: '/usr/lib/postgresql/15/bin',
+    newBin: '/usr/lib/postgresql/17/bin',
+    command: (side, binds, env, script) =>
+      inImage(side === 'old' ? oldRootfs : newRootfs, binds, env, script),
+    owner: () => ({ uid: IMAGE_POSTGRES_ID, gid: IMAGE_POSTGRES_ID }),
+    release: (dir) => {
+      for (const rootfs of [oldRootfs, newRootfs])
+        try {
+          rmdirSync(join(rootfs, dir));
+        } catch {}
+    },
+  };
+};
+
+function describeUpgradeScripts(title: string, sides: Sides | undefined, skip: string): void {
+  describe(title, { skip: sides ? false : skip }, () => {
+    if (!sides) return;
+    scriptTests(sides);
+  });
+}
+
+describeUpgradeScripts(
+  "major upgrade scripts against the machine's PostgreSQL",
+  hostSides(),
+  'PostgreSQL is not installed',
+);
+describeUpgradeScripts(
+  "major upgrade scripts, 15 → 17, in the built images' root file systems",
+  imageSides(),
+  'the postgres-15 and postgres-17 images are not built (scripts/build-images.sh), or not root',
+);
+
+function scriptTests(sides: Sides): void {
+  const { oldMajor: OLD_MAJOR, newMajor: NEW_MAJOR, oldBin: OLD_SOURCE_BIN, newBin: NEW_BIN } = sides;
   let root: string;
   let data: string;
   let oldRoot: string;
   let runs = 0;
 
-  /** As the postgres OS user when we are root (PostgreSQL refuses to run as root), with exactly `env`. */
-  async function sh(script: string, env: Record<string, string>): Promise<Run> {
+  /** `script` on one side, with exactly `env` (and a termination log of its own). */
+  async function sh(script: string, env: Record<string, string>, side: 'old' | 'new' = 'new'): Promise<Run> {
     const log = join(root, `termination-${++runs}`);
     const fullEnv = { PATH: '/usr/bin:/bin', ...env, SAMPLEDB_TERMINATION_LOG: log };
-    const envArgs = Object.entries(fullEnv).map(([k, v]) => `${k}=${v}`);
-    const [cmd, args] = isRoot
-      ? ['runuser', ['-u', 'postgres', '--', 'env', '-i', ...envArgs, 'sh', '-c', script]]
-      : ['env', ['-i', ...envArgs, 'sh', '-c', script]];
+    const [cmd, args] = sides.command(side, [root], fullEnv, script);
     return await new Promise((resolve, reject) => {
-      const child = spawn(cmd, args as string[], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
       child.stdout.on('data', (c) => {
         out += c;
@@ -79,6 +161,7 @@ describe('major upgrade scripts against PostgreSQL', {
 
   /** SQL on a server of our own over the data directory (started and stopped around it). */
   async function query(bin: string, sql: string): Promise<string> {
+    const side = bin === OLD_SOURCE_BIN ? 'old' : 'new';
     const run = await sh(
       `
 set -eu
@@ -87,6 +170,7 @@ set -eu
 "$BIN/pg_ctl" -D "$DATA/pgdata" -m fast -w stop > /dev/null
 `,
       { BIN: bin, DATA: data, ROOT: root, SQL: sql, PGUSER: SUPERUSER },
+      side,
     );
     assert.equal(run.code, 0, run.out);
     return run.out.trim();
@@ -97,15 +181,14 @@ set -eu
     data = join(root, 'data');
     oldRoot = join(root, 'old');
     for (const dir of [data, oldRoot, join(root, 'sockets')]) mkdirSync(dir);
-    if (isRoot) {
-      const uid = Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout.trim());
-      const gid = Number(spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).stdout.trim());
-      for (const dir of [root, data, oldRoot, join(root, 'sockets')]) chownSync(dir, uid, gid);
-    }
+    const owner = sides.owner();
+    if (owner)
+      for (const dir of [root, data, oldRoot, join(root, 'sockets')]) chownSync(dir, owner.uid, owner.gid);
     // As the image's entrypoint creates it: the Secret's user as the install user, local trust.
     const init = await sh(
       `"$BIN/initdb" -D "$DATA/pgdata" -U "$PGUSER" --auth-local=trust --auth-host=scram-sha-256 --encoding=UTF8 --locale=C > /dev/null`,
       { BIN: OLD_SOURCE_BIN, DATA: data, PGUSER: SUPERUSER },
+      'old',
     );
     assert.equal(init.code, 0, init.out);
     const setup = await sh(
@@ -126,19 +209,21 @@ SQL
 "$BIN/pg_ctl" -D "$DATA/pgdata" -m immediate -w stop > /dev/null
 `,
       { BIN: OLD_SOURCE_BIN, DATA: data, ROOT: root, PGUSER: SUPERUSER },
+      'old',
     );
     assert.equal(setup.code, 0, setup.out);
     // The init container, in the old image.
-    const copy = await sh(COPY_OLD_BINARIES_SCRIPT, {
-      SAMPLEDB_OLD_MAJOR: String(OLD_MAJOR),
-      SAMPLEDB_OLD_ROOT: oldRoot,
-      PATH: '/usr/bin:/bin',
-    });
+    const copy = await sh(
+      COPY_OLD_BINARIES_SCRIPT,
+      { SAMPLEDB_OLD_MAJOR: String(OLD_MAJOR), SAMPLEDB_OLD_ROOT: oldRoot, PATH: '/usr/bin:/bin' },
+      'old',
+    );
     assert.equal(copy.code, 0, copy.out);
   });
 
   after(() => {
     if (root) rmSync(root, { recursive: true, force: true });
+    if (root) sides.release?.(root);
   });
 
   const counts = () =>
@@ -147,16 +232,17 @@ SQL
       `SELECT (SELECT count(*) FROM items) || ',' || (SELECT count(*) FROM "Sales"."order lines")`,
     );
 
-  it('the copied old installation runs from its new place through the wrappers', () => {
+  it('the copied old installation runs from its new place through the wrappers', async () => {
+    // Where the Job's main container runs it: the new major's side.
     const bin = join(oldRoot, 'wrappers');
-    const version = spawnSync(join(bin, 'postgres'), ['-V'], { encoding: 'utf8' });
-    assert.equal(version.status, 0, version.stderr);
-    assert.match(version.stdout, new RegExp(`\\(PostgreSQL\\) ${OLD_MAJOR}\\.`));
+    const version = await sh('"$W/postgres" -V', { W: bin });
+    assert.equal(version.code, 0, version.out);
+    assert.match(version.out, new RegExp(`\\(PostgreSQL\\) ${OLD_MAJOR}\\.`));
     // Its lib and share directories are the copied ones, not the machine's (which the new image does not have):
     // PostgreSQL relocates only when its binary still sits in a directory called bin.
-    const paths = spawnSync(join(bin, 'pg_config'), ['--pkglibdir', '--sharedir'], { encoding: 'utf8' });
-    assert.equal(paths.status, 0, paths.stderr);
-    assert.deepEqual(paths.stdout.trim().split('\n'), [
+    const paths = await sh('"$W/pg_config" --pkglibdir --sharedir', { W: bin });
+    assert.equal(paths.code, 0, paths.out);
+    assert.deepEqual(paths.out.trim().split('\n'), [
       join(oldRoot, `usr/lib/postgresql/${OLD_MAJOR}/lib`),
       join(oldRoot, `usr/share/postgresql/${OLD_MAJOR}`),
     ]);
@@ -214,24 +300,14 @@ SQL
   it('refuses files of another major than the old one, and says which', async () => {
     const pgVersion = join(data, 'pgdata/PG_VERSION');
     const original = readFileSync(pgVersion, 'utf8');
-    const chmod = spawnSync(
-      isRoot ? 'runuser' : 'sh',
-      isRoot
-        ? ['-u', 'postgres', '--', 'sh', '-c', `echo 9 > ${pgVersion}`]
-        : ['-c', `echo 9 > ${pgVersion}`],
-    );
-    assert.equal(chmod.status, 0);
+    const edit = await sh('echo 9 > "$F"', { F: pgVersion }, 'old');
+    assert.equal(edit.code, 0, edit.out);
     try {
       const run = await upgrade('preflight');
       assert.equal(run.code, 1);
       assert.match(run.message, /the data files are PostgreSQL 9, not \d+: refusing to upgrade them/);
     } finally {
-      spawnSync(
-        isRoot ? 'runuser' : 'sh',
-        isRoot
-          ? ['-u', 'postgres', '--', 'sh', '-c', `printf '%s' '${original}' > ${pgVersion}`]
-          : ['-c', `printf '%s' '${original}' > ${pgVersion}`],
-      );
+      await sh(`printf '%s\\n' '${original.trim()}' > "$F"`, { F: pgVersion }, 'old');
     }
   });
-});
+}

@@ -31,9 +31,17 @@ describe('kubectl sampledb status view', () => {
           primary: 'orders-1',
           term: 4,
           instances: [
-            { name: 'orders-0', role: 'replica', ready: true, lagBytes: 0 },
+            { name: 'orders-0', role: 'replica', ready: true, streaming: true, lagBytes: 0 },
             { name: 'orders-1', role: 'primary', ready: true },
             { name: 'orders-2', role: 'unknown', ready: false },
+            {
+              name: 'orders-3',
+              role: 'replica',
+              ready: true,
+              streaming: false,
+              notStreamingSince: '2026-12-03T11:59:30Z',
+              lagBytes: 4096,
+            },
           ],
         },
         conditions: [
@@ -56,10 +64,11 @@ describe('kubectl sampledb status view', () => {
     assert.ok(lines.includes('Endpoint:     orders.shop.svc:5432'), text);
     assert.ok(lines.includes('Binding:      Secret orders-binding'), text);
     assert.ok(lines.includes('Last backup:  orders-nightly completed 2026-12-03T09:00:00Z (3h ago)'), text);
-    assert.ok(lines.includes('Instances (3 of 3 requested; primary orders-1, term 4):'), text);
-    assert.match(text, /^ {2}orders-0 +replica +yes +0 B$/m);
-    assert.match(text, /^ {2}orders-1 +primary \(elected\) +yes +-$/m);
-    assert.match(text, /^ {2}orders-2 +unknown +no +-$/m);
+    assert.ok(lines.includes('Instances (4 of 3 requested; primary orders-1, term 4):'), text);
+    assert.match(text, /^ {2}orders-0 +replica +yes +yes +0 B$/m);
+    assert.match(text, /^ {2}orders-1 +primary \(elected\) +yes +- +-$/m);
+    assert.match(text, /^ {2}orders-2 +unknown +no +- +-$/m);
+    assert.match(text, /^ {2}orders-3 +replica +yes +no \(since 2026-12-03T11:59:30Z\) +4096 B$/m);
     assert.match(text, /^ {2}Ready +True +Available +60s +accepting connections$/m);
     assert.match(text, /^ {2}BackupHealthy +False +BackupFailed +orders-x failed$/m);
     assert.doesNotMatch(text, /Note:/);

@@ -4,7 +4,7 @@ import type { InformerCache } from '../../../src/runtime/cache.ts';
 import { Client, ConflictError } from '../../../src/runtime/client.ts';
 import { ApiError, type KubeHttp } from '../../../src/runtime/http.ts';
 import { resourceType } from '../../../src/runtime/kinds.ts';
-import type { KubeObject } from '../../../src/runtime/resource.ts';
+import type { KubeObject, ObjectRef } from '../../../src/runtime/resource.ts';
 import { Store } from '../../../src/runtime/store.ts';
 
 // Client over a recording fake transport: asserts the requests it would send and what it caches.
@@ -35,7 +35,11 @@ function fakeHttp(respond: (call: Call) => unknown = (c) => c.args[1]): { http: 
 }
 
 function cacheWith(store: Store<KubeObject>): InformerCache {
-  return { storeFor: () => store } as unknown as InformerCache;
+  return {
+    storeFor: () => store,
+    get: (_rt: unknown, ref: ObjectRef) => store.get(ref),
+    storeForWrite: () => store,
+  } as unknown as InformerCache;
 }
 
 const cm = (rv: string, finalizers?: string[]): KubeObject => ({

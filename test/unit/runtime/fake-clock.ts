@@ -28,6 +28,11 @@ export class FakeClock implements Clock {
     return this.#timers.size;
   }
 
+  /** Time jumps by `ms` and no timer fires: what a process stopped (SIGSTOP) and resumed sees as it resumes. */
+  pause(ms: number): void {
+    this.#now += ms;
+  }
+
   /** Moves time forward by `ms`, firing each due timer at its own time and letting promise chains settle. */
   async advance(ms: number): Promise<void> {
     const end = this.#now + ms;

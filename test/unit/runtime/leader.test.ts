@@ -64,6 +64,17 @@ function candidate(identity: string, api: FakeLeaseApi, clock: FakeClock, regist
   return { elector, log, stop, done };
 }
 
+/** `a` leads, then `b` joins as a standby. */
+async function leaderAndStandby() {
+  const clock = new FakeClock();
+  const api = new FakeLeaseApi();
+  const a = candidate('a', api, clock);
+  await settle();
+  const b = candidate('b', api, clock);
+  await settle();
+  return { clock, api, a, b };
+}
+
 describe('LeaderElector (fake lease API, fake clock)', () => {
   it('creates the lease and leads when there is none; reports it in leader_election_master_status', async () => {
     const clock = new FakeClock();
@@ -182,17 +193,64 @@ describe('LeaderElector (fake lease API, fake clock)', () => {
   });
 
   it('a standby without pokes still takes a released lease within one retry period', async () => {
-    const clock = new FakeClock();
-    const api = new FakeLeaseApi();
-    const a = candidate('a', api, clock);
-    await settle();
-    const b = candidate('b', api, clock);
-    await settle();
+    const { clock, a, b } = await leaderAndStandby();
     a.stop.abort();
     await a.done;
     await clock.advance(2_000);
     assert.equal(b.elector.isLeader, true);
     b.stop.abort();
     await b.done;
+  });
+
+  it('write fence: open while leading, closed for a standby and from the renew deadline after the last renewal began', async () => {
+    const { clock, a, b } = await leaderAndStandby();
+    assert.equal(a.elector.writeFence(), undefined);
+    assert.equal(b.elector.writeFence(), 'not the leader');
+    await clock.advance(20_000);
+    assert.equal(a.elector.writeFence(), undefined, 'renewals keep it open');
+    // Paused right after a renewal (every 2 s, the last one at +20 s): no timer runs, the clock moves on.
+    clock.pause(9_999);
+    assert.equal(a.elector.writeFence(), undefined);
+    clock.pause(1);
+    assert.match(
+      a.elector.writeFence() ?? '',
+      /leadership may have passed: the lease was last renewed 10000 ms ago/,
+    );
+    assert.equal(a.elector.isLeader, true, 'the fence closes before the renew loop has even run');
+    for (const c of [a, b]) c.stop.abort();
+    await Promise.all([a.done, b.done]);
+  });
+
+  it('write fence: a lost lease closes it before the work is stopped; a shutdown keeps it open for the drain', async () => {
+    const clock = new FakeClock();
+    const api = new FakeLeaseApi();
+    const fenceWhenStopped: Array<string | undefined> = [];
+    const make = () =>
+      new LeaderElector({
+        identity: 'a',
+        api,
+        clock,
+        name: 'test-lease',
+        random: () => 0,
+        onStartedLeading: () => undefined,
+        onStoppedLeading: () => {
+          fenceWhenStopped.push(elector.writeFence());
+        },
+      });
+    const elector = make();
+    const stop = new AbortController();
+    const done = elector.run(stop.signal);
+    await settle();
+    api.failing = true;
+    await clock.advance(12_000);
+    assert.equal(elector.isLeader, false);
+    assert.deepEqual(fenceWhenStopped, ['not the leader']);
+    api.failing = false;
+    await clock.advance(3_000);
+    assert.equal(elector.isLeader, true, 'campaigns again and leads');
+    stop.abort();
+    await done;
+    assert.equal(fenceWhenStopped[1], undefined, 'draining on shutdown may still write: the lease is ours');
+    assert.equal(elector.writeFence(), 'not the leader');
   });
 });

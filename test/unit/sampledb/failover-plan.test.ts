@@ -6,6 +6,7 @@ import {
   formatLsn,
   lagBytes,
   type MemberObservation,
+  NOBODY,
   parseLsn,
   planReplication,
   type ReplicationAction,
@@ -45,13 +46,20 @@ const gone = (name: string, extra: Partial<MemberObservation> = {}): MemberObser
   ...extra,
 });
 
+/** The observation with the record already published as the planner publishes it (NOBODY while the primary leaves). */
 function observation(overrides: Partial<ReplicationObservation> = {}): ReplicationObservation {
   const record: ElectionRecord = overrides.record ?? { primary: 'db-0', term: 1 };
+  const members = overrides.members ?? [primary('db-0', 300n), replica('db-1', 300n), replica('db-2', 300n)];
+  const recorded = members.find((m) => m.name === record.primary);
+  const leaving =
+    (recorded?.pod === 'terminating' || recorded?.pod === 'absent') &&
+    members.some((m) => m !== recorded && m.pod !== 'absent');
   return {
     instances: 3,
     failoverDelayMs: 5000,
-    published: record.primary ? { primary: record.primary, term: record.term } : undefined,
-    members: [primary('db-0', 300n), replica('db-1', 300n), replica('db-2', 300n)],
+    rejoinAfterMs: 30_000,
+    published: record.primary ? { primary: leaving ? NOBODY : record.primary, term: record.term } : undefined,
+    members,
     now,
     ...overrides,
     record,
@@ -155,6 +163,68 @@ describe('planReplication: bootstrap and steady state', () => {
       replica('db-1', 50n, { sql: { inRecovery: true, lsn: 50n, streaming: false } }),
     ];
     assert.equal(next({ members: behind }).kind, 'steady');
+  });
+
+  it('re-clones a standby behind the primary that has not streamed for the bound, not before', () => {
+    const stuck = (since: Date | undefined) => [
+      primary('db-0', 900n),
+      replica('db-1', 50n, {
+        sql: { inRecovery: true, lsn: 50n, streaming: false },
+        ...(since ? { notStreamingSince: since } : {}),
+      }),
+      replica('db-2', 900n),
+    ];
+    assert.equal(next({ members: stuck(undefined) }).kind, 'steady', 'first seen not streaming');
+    assert.equal(next({ members: stuck(secondsAgo(29)) }).kind, 'steady', 'within the bound');
+    assert.deepEqual(next({ members: stuck(secondsAgo(31)) }), {
+      kind: 'rejoin',
+      term: 1,
+      pod: 'db-1',
+      why: 'it has answered without streaming from the primary for 31s',
+    });
+  });
+
+  it('never re-clones while the primary is unavailable or a handover is under way', () => {
+    const notStreaming = replica('db-1', 50n, {
+      sql: { inRecovery: true, lsn: 50n, streaming: false },
+      notStreamingSince: secondsAgo(300),
+    });
+    const down = next({
+      members: [primary('db-0', 900n, { ready: false }), notStreaming, replica('db-2', 900n)],
+    });
+    assert.notEqual(down.kind, 'rejoin');
+    const handover = next({
+      record: { primary: 'db-2', term: 2, handover: { from: 'db-0', reason: 'Switchover', lsn: 900n } },
+      members: [replica('db-0', 900n), notStreaming, replica('db-2', 900n)],
+    });
+    assert.notEqual(handover.kind, 'rejoin');
+  });
+});
+
+describe('planReplication: publishing', () => {
+  it('publishes nobody while the primary’s pod is being deleted or gone, so its new pod starts as a standby', () => {
+    const record = { primary: 'db-0', term: 1 };
+    const published = { primary: 'db-0', term: 1 };
+    for (const pod of ['terminating', 'absent'] as const) {
+      const members = [gone('db-0', { pod }), replica('db-1', 300n), replica('db-2', 300n)];
+      assert.deepEqual(next({ record, published, members }), { kind: 'publish', term: 1, primary: NOBODY });
+    }
+    // A lone instance has no one to lose to: its name stays published.
+    assert.equal(
+      next({ record, published, members: [gone('db-0', { pod: 'terminating' })] }).kind,
+      'mark-unavailable',
+    );
+    // The recorded primary back as a standby (it started while nobody was published): its name again, then promoted.
+    const back = [
+      replica('db-0', 300n, { roleLabel: undefined, termLabel: undefined }),
+      replica('db-1', 300n),
+    ];
+    assert.deepEqual(next({ record, published: { primary: NOBODY, term: 1 }, members: back }), {
+      kind: 'publish',
+      term: 1,
+      primary: 'db-0',
+    });
+    assert.deepEqual(next({ record, published, members: back }), { kind: 'promote', term: 1, pod: 'db-0' });
   });
 });
 
@@ -356,7 +426,11 @@ describe('planReplication: switchover and scaling', () => {
       reason: 'Switchover',
       handover: { from: 'db-0', reason: 'Switchover', lsn: 300n },
     });
-    assert.deepEqual(next({ switchoverTo: 'db-0' }), { kind: 'steady', term: 1 }, 'already the primary');
+    assert.deepEqual(
+      next({ switchoverTo: 'db-0' }),
+      { kind: 'clear-switchover', term: 1, target: 'db-0' },
+      'already the primary: the request is done and its annotation removed',
+    );
   });
 
   it('refuses a switchover to an instance that cannot take over, saying why', () => {
@@ -383,8 +457,13 @@ describe('planReplication: switchover and scaling', () => {
       term: 2,
       handover: { from: 'db-0', reason: 'Switchover' as const, lsn: 500n },
     };
-    const members = [gone('db-0', { pod: 'terminating' }), replica('db-1', 400n)];
-    const action = next({ record, members });
+    const shuttingDown = next({
+      record,
+      members: [gone('db-0', { pod: 'terminating' }), replica('db-1', 500n)],
+    });
+    assert.equal(shuttingDown.kind, 'wait', 'not while the old primary is still shutting down');
+    assert.match((shuttingDown as { why: string }).why, /db-0 is shutting down/);
+    const action = next({ record, members: [gone('db-0'), replica('db-1', 400n)] });
     assert.equal(action.kind, 'wait');
     assert.match((action as { why: string }).why, /0\/190, not yet 0\/1F4 of db-0/);
     assert.deepEqual(next({ record, members: [gone('db-0'), replica('db-1', 500n)] }), {
@@ -442,6 +521,7 @@ class Model {
     return {
       instances: 3,
       failoverDelayMs: 5000,
+      rejoinAfterMs: 30_000,
       record: structuredClone(this.record),
       published: { ...this.published },
       members: structuredClone(this.members),
@@ -504,6 +584,10 @@ class Model {
         return;
       }
       case 'refuse-switchover':
+        this.switchoverTo = undefined;
+        return;
+      case 'clear-switchover':
+        assert.equal(this.switchoverTo, action.target);
         this.switchoverTo = undefined;
         return;
       case 'wait':
@@ -610,5 +694,6 @@ describe('planReplication carried out on a model cluster', () => {
     assert.deepEqual(model.promotions, [{ term: 2, pod: 'db-1' }]);
     assert.equal(model.member('db-1').sql?.lsn, 900n);
     assert.equal(model.member('db-0').roleLabel, 'replica');
+    assert.equal(model.switchoverTo, undefined, 'the done request is removed');
   });
 });

@@ -175,4 +175,22 @@ describe('migration Job', () => {
       { configMap: { name: 'more', items: [{ key: 'b.sql', path: '0002.sql' }] } },
     ]);
   });
+
+  it('connects to the elected primary: status.replication.primary, the one just elected, else pod 0', () => {
+    const host = (j: typeof job) =>
+      j.spec?.template.spec?.containers[0]?.env?.find((e) => e.name === 'PGHOST')?.value;
+    assert.equal(host(job), 'orders-0.orders-headless.shop.svc');
+    const replicated = resolveInstance({
+      ...db,
+      status: { replication: { primary: 'orders-2', term: 3, instances: [] } },
+    } as typeof db);
+    assert.equal(
+      host(migrationsJob(replicated, 'postgres:16', migrations)),
+      'orders-2.orders-headless.shop.svc',
+    );
+    assert.equal(
+      host(migrationsJob(replicated, 'postgres:16', migrations, 'orders-1')),
+      'orders-1.orders-headless.shop.svc',
+    );
+  });
 });

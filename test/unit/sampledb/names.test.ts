@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MAX_NAME_LENGTH } from '../../../src/api/index.ts';
+import { MAX_NAME_LENGTH, OPERATOR_SECRET_SUFFIXES } from '../../../src/api/index.ts';
+import type { SampleDbInstance } from '../../../src/sampledb/instance.ts';
 import { backupDumpPath, backupJobName, boundedName, namesFor } from '../../../src/sampledb/names.ts';
+import { replicationNames } from '../../../src/sampledb/replication/objects.ts';
 
 describe('namesFor', () => {
   it('derives every child name from the SampleDB name', () => {
@@ -21,6 +23,19 @@ describe('namesFor', () => {
       dataPvc: 'data-orders-0',
       pod: 'orders-0',
     });
+  });
+
+  it("the Secrets the operator writes are exactly the names admission keeps from a user's credentialsSecret", () => {
+    const names = namesFor('orders');
+    const replication = replicationNames({ name: 'orders' } as SampleDbInstance);
+    const written = [
+      names.superuserSecret,
+      names.monitoringSecret,
+      names.bindingSecret,
+      replication.replicationSecret,
+      replication.failoverSecret,
+    ];
+    assert.deepEqual(written.sort(), OPERATOR_SECRET_SUFFIXES.map((s) => `orders-${s}`).sort());
   });
 
   it('keeps Service, Job and pod names within 63 characters for the longest allowed SampleDB name', () => {

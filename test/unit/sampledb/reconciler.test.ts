@@ -48,6 +48,27 @@ describe('SampleDbReconciler (fake apiserver)', () => {
     assert.equal(db?.status?.endpoint, 'orders.shop.svc:5432');
   });
 
+  it('announces each child it creates on the SampleDB (a Normal Created Event), and nothing once they exist', async () => {
+    const api = new FakeApiserver();
+    api.put(SAMPLEDBS, sampleDb());
+    await reconcilerOn(api).reconcile(REQ, rc());
+    const notes = (api.events as { reason?: string; note?: string; type?: string }[]).map(
+      (e) => `${e.type} ${e.reason} ${e.note}`,
+    );
+    assert.deepEqual(notes, [
+      'Normal Created Created Secret orders-superuser',
+      'Normal Created Created Secret orders-credentials',
+      'Normal Created Created ConfigMap orders-config',
+      'Normal Created Created Service orders-headless',
+      'Normal Created Created Service orders',
+      'Normal Created Created StatefulSet orders',
+      'Normal Created Created ConfigMap orders-connection',
+      'Normal Created Created Secret orders-binding',
+    ]);
+    await reconcilerOn(api).reconcile(REQ, rc());
+    assert.equal(api.events.length, notes.length, 'a second reconcile creates nothing, so announces nothing');
+  });
+
   it('halts at a missing user Secret, still writes the status, and goes on once the Secret exists', async () => {
     const api = new FakeApiserver();
     api.put(SAMPLEDBS, sampleDb({ bootstrap: { credentialsSecret: { name: 'app-creds' } } }));

@@ -240,4 +240,38 @@ describe('planUpgrade', () => {
     assert.equal(waiting.step, 'Backup');
     assert.equal(waiting.workload.upgradingTo, undefined);
   });
+
+  it('abandoned during the preflight: the files stay offline while it reads, then the old server starts', () => {
+    const down = { replicas: 0, image: OLD, podExists: false, podReady: false };
+    const obs = (patch: Partial<UpgradeObservation>): UpgradeObservation => ({
+      ...new World().obs,
+      backup: { name: 'orders-pre-upgrade-17', phase: 'Completed' },
+      statefulSet: down,
+      ...patch,
+    });
+    const reading = planUpgrade(
+      obs({ preflight: { state: 'running' }, abandoned: { preflightReading: true } }),
+      'orders',
+    );
+    assert.equal(reading.step, 'Preflight');
+    assert.deepEqual(reading.workload, { image: OLD, replicas: 0, dataMajor: 15, upgradingTo: 17 });
+    assert.equal(reading.next.kind, 'wait');
+    // A finished preflight is not read any more, succeeded or not: the old server starts, no upgrade Job.
+    for (const preflight of [{ state: 'succeeded' }, { state: 'failed', message: 'x' }] as const) {
+      const gone = planUpgrade(obs({ preflight, abandoned: { preflightReading: false } }), 'orders');
+      assert.deepEqual(gone.workload, { image: OLD, replicas: 1, dataMajor: 15 });
+      assert.equal(gone.next.kind, 'none');
+    }
+    // Asked for again after the old server started: pg_upgrade waits until it is stopped.
+    const again = planUpgrade(
+      obs({
+        preflight: { state: 'succeeded' },
+        statefulSet: { replicas: 1, image: OLD, podExists: true, podReady: true, podImage: OLD },
+      }),
+      'orders',
+    );
+    assert.equal(again.step, 'Stopping');
+    assert.equal(again.workload.replicas, 0);
+    assert.equal(again.next.kind, 'wait');
+  });
 });

@@ -20,6 +20,8 @@ class Cluster {
   readonly api = new FakeApiserver();
   clock = Date.parse('2026-02-01T00:00:00Z');
   readonly failing = new Set<string>();
+  /** Jobs that keep running (their pod Running) until removed from here. */
+  readonly held = new Set<string>();
   readonly jobsRun: string[] = [];
   crashes = 0;
 
@@ -68,10 +70,7 @@ class Cluster {
       // A Job runs only against a server that is up (clients, cleanup) or files that are offline (the others).
       const offline = /-upgrade-\d+-(preflight|upgrade|rollback)$/.test(name);
       if (offline ? Boolean(pod) : !(pod && sts?.status?.readyReplicas)) continue;
-      this.jobsRun.push(name);
-      const image = job.spec?.template.spec?.containers[0]?.image ?? '';
-      const failed = this.failing.has(name);
-      api.put(PODS, {
+      const podOf = (status: V1Pod['status']): V1Pod => ({
         apiVersion: 'v1',
         kind: 'Pod',
         metadata: {
@@ -79,7 +78,19 @@ class Cluster {
           namespace: 'shop',
           ownerReferences: [{ apiVersion: 'batch/v1', kind: 'Job', name, uid: job.metadata?.uid as string }],
         },
-        status: {
+        status,
+      });
+      if (this.held.has(name)) {
+        api.put(PODS, podOf({ phase: 'Running' }));
+        continue;
+      }
+      this.jobsRun.push(name);
+      const image = job.spec?.template.spec?.containers[0]?.image ?? '';
+      const failed = this.failing.has(name);
+      api.put(
+        PODS,
+        podOf({
+          phase: failed ? 'Failed' : 'Succeeded',
           containerStatuses: [
             {
               name: 'c',
@@ -97,8 +108,8 @@ class Cluster {
               },
             },
           ],
-        },
-      } as V1Pod);
+        }),
+      );
       api.put(JOBS, {
         ...job,
         status: failed
@@ -187,6 +198,35 @@ describe('major upgrade through the reconcile (fake apiserver)', () => {
     assert.ok(!cluster.jobsRun.includes('orders-upgrade-17-cleanup'));
   });
 
+  it('refuses a major upgrade once the SampleDB has replicas: nothing touched, one Warning Event', async () => {
+    const cluster = await onFifteen();
+    const db = cluster.db();
+    // A SampleDB that had replicas (the record stays after a scale down to one): still replicated.
+    cluster.api.put(SAMPLEDBS, {
+      ...db,
+      status: { ...db.status, replication: { primary: 'orders-0', term: 1, instances: [] } },
+    });
+    for (let i = 0; i < 3; i++) {
+      await cluster.reconcile();
+      await cluster.play();
+    }
+    const condition = upgrading(cluster.db());
+    assert.equal(condition?.status, 'False');
+    assert.equal(condition?.reason, 'MajorUpgradeWithReplicas');
+    assert.match(condition?.message ?? '', /stay on 15, untouched/);
+    assert.equal(cluster.stsImage(), 'docker.io/library/postgres:15');
+    // Only the replication roles Job of a replicated SampleDB ran: no upgrade Job, no backup.
+    assert.deepEqual(
+      cluster.jobsRun.filter((name) => !name.startsWith('orders-roles-')),
+      [],
+    );
+    assert.equal(cluster.api.get(SAMPLEDB_BACKUPS, 'shop', 'orders-pre-upgrade-17'), undefined);
+    const refused = cluster.api.events.filter(
+      (e) => (e as { reason?: string }).reason === 'MajorUpgradeRefused',
+    );
+    assert.equal(refused.length, 1);
+  });
+
   it('waits for the maintenance window before the backup, and says until when', async () => {
     const cluster = await onFifteen();
     const db = cluster.db();
@@ -270,5 +310,61 @@ describe('major upgrade through the reconcile (fake apiserver)', () => {
       (e) => (e as { reason?: string }).reason === 'DowngradeRefused',
     );
     assert.equal(refused.length, 1);
+  });
+
+  it('set back during the Preflight step: the old server waits until the preflight Job stopped reading', async () => {
+    const cluster = await onFifteen();
+    cluster.held.add('orders-upgrade-17-preflight');
+    await cluster.settle(
+      () => cluster.api.get(PODS, 'shop', 'orders-upgrade-17-preflight-pod')?.status?.phase === 'Running',
+    );
+    cluster.api.put(SAMPLEDBS, { ...cluster.db(), spec: { ...cluster.db().spec, version: '15' } });
+    // The preflight still reads the files: no server of any major may start on them.
+    for (let i = 0; i < 5; i++) {
+      await cluster.reconcile();
+      await cluster.play();
+      assert.equal(
+        cluster.api.get(PODS, 'shop', 'orders-0'),
+        undefined,
+        'a server started beside the preflight',
+      );
+    }
+    const waiting = upgrading(cluster.db());
+    assert.equal(waiting?.status, 'True');
+    assert.match(
+      waiting?.message ?? '',
+      /spec.version is 15 again; PostgreSQL 15 starts once the preflight Job/,
+    );
+    const sts = cluster.api.get(STATEFULSETS, 'shop', 'orders') as V1StatefulSet;
+    assert.equal(sts.spec?.replicas, 0);
+    assert.equal(sts.metadata?.annotations?.['sampledb.io/upgrading-to'], '17');
+    // The preflight ends: PostgreSQL 15 starts on its files, and the upgrade Job never ran.
+    cluster.held.delete('orders-upgrade-17-preflight');
+    await cluster.settle(
+      (db) => db.status?.phase === 'Ready' && Boolean(cluster.api.get(PODS, 'shop', 'orders-0')),
+    );
+    assert.equal(cluster.stsImage(), 'docker.io/library/postgres:15');
+    assert.equal(cluster.api.get(JOBS, 'shop', 'orders-upgrade-17-upgrade'), undefined);
+    const after = cluster.api.get(STATEFULSETS, 'shop', 'orders') as V1StatefulSet;
+    assert.equal(after.metadata?.annotations?.['sampledb.io/upgrading-to'], undefined);
+    assert.equal(after.metadata?.annotations?.['sampledb.io/data-major'], '15');
+
+    // Asked for again: the preflight's record is reused, but pg_upgrade is created only once the server is down.
+    cluster.api.put(SAMPLEDBS, { ...cluster.db(), spec: { ...cluster.db().spec, version: '17' } });
+    for (let i = 0; i < 80 && cluster.db().status?.upgrade?.step !== 'Done'; i++) {
+      await cluster.reconcile();
+      if (
+        cluster.api.get(JOBS, 'shop', 'orders-upgrade-17-upgrade') &&
+        !cluster.jobsRun.includes('orders-upgrade-17-upgrade')
+      )
+        assert.equal(
+          cluster.api.get(PODS, 'shop', 'orders-0'),
+          undefined,
+          'the upgrade Job was created beside a server',
+        );
+      await cluster.play();
+    }
+    assert.equal(cluster.db().status?.upgrade?.step, 'Done');
+    assert.equal(cluster.db().status?.currentVersion, '17.2');
   });
 });
