@@ -11,11 +11,13 @@ export const KINDS = {
   sampleDb: 'SampleDB',
   sampleDbBackup: 'SampleDBBackup',
   sampleDbRestore: 'SampleDBRestore',
+  sampleDbDrill: 'SampleDBDrill',
 } as const;
 export const PLURALS = {
   sampleDb: 'sampledbs',
   sampleDbBackup: 'sampledbbackups',
   sampleDbRestore: 'sampledbrestores',
+  sampleDbDrill: 'sampledbdrills',
 } as const;
 
 /** The name the operator goes by: field manager, `managed-by` label value, `part-of` of everything it ships. */
@@ -40,6 +42,8 @@ export const LABELS = {
   trigger: `${GROUP}/trigger`,
   /** On database pods: `primary` (the `-rw` Service selects it) or `replica` (the `-ro` Service); set by the operator. */
   role: `${GROUP}/role`,
+  /** On a namespace: `allowed` lets SampleDBDrills run there (anything else, or no label, refuses them). */
+  drills: `${GROUP}/drills`,
   /** On a PersistentVolume the operator switched to reclaimPolicy Retain to keep a SampleDB's data (value: `true`). */
   retained: `${GROUP}/retained`,
 } as const;
@@ -58,6 +62,9 @@ export const OPERATOR_SECRET_SUFFIXES = [
   'failover',
 ] as const;
 
+/** The `sampledb.io/drills` value of a namespace where drills may run. */
+export const DRILLS_ALLOWED = 'allowed';
+
 export const TRIGGER_SCHEDULE = 'schedule';
 /** `sampledb.io/trigger` of the backup taken before a major upgrade. */
 export const TRIGGER_UPGRADE = 'upgrade';
@@ -74,6 +81,8 @@ export const ANNOTATIONS = {
   attempt: `${GROUP}/attempt`,
   /** On a SampleDB: the SampleDBRestore that has stopped client writes (its client Service selects no pod). */
   writesStopped: `${GROUP}/writes-stopped`,
+  /** On drill Jobs and throw-away SampleDBs: the SampleDBDrill (and run) they belong to. */
+  drill: `${GROUP}/drill`,
   /** On restore Jobs and pods: the SampleDBRestore they run. */
   restore: `${GROUP}/restore`,
   /** On the StatefulSet: the PostgreSQL major version of the files on its data volume (changed by an upgrade only). */
@@ -116,6 +125,7 @@ export const CONTAINERS = {
   backup: 'backup',
   verify: 'verify',
   restore: 'restore',
+  drill: 'drill',
 } as const;
 
 /** PostgreSQL's port inside the pod, and the name of that port on the container and the Services. */

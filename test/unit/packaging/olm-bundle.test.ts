@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import { parse } from 'yaml';
 import {
   sampleDbBackupValidator,
+  sampleDbDrillValidator,
   sampleDbRestoreValidator,
   sampleDbValidator,
 } from '../../../src/api/index.ts';
@@ -70,7 +71,8 @@ describe('OLM bundle', () => {
         continue;
       }
       assert.ok(
-        ['storage.k8s.io', 'snapshot.storage.k8s.io'].includes((rule.apiGroups as string[])[0] as string),
+        ['storage.k8s.io', 'snapshot.storage.k8s.io'].includes((rule.apiGroups as string[])[0] as string) ||
+          JSON.stringify(rule.resources) === '["namespaces"]',
         `cluster-wide only for cluster-scoped rules: ${key(rule)}`,
       );
       assert.deepEqual(rule.verbs, ['get', 'list', 'watch']);
@@ -145,6 +147,7 @@ describe('OLM bundle', () => {
       SampleDB: sampleDbValidator,
       SampleDBBackup: sampleDbBackupValidator,
       SampleDBRestore: sampleDbRestoreValidator,
+      SampleDBDrill: sampleDbDrillValidator,
     };
     // One example per kind of the API: the OLM validators warn about a provided API without one.
     assert.deepEqual(examples.map((e) => e.kind).sort(), Object.keys(validators).sort());
@@ -170,6 +173,7 @@ describe('OLM bundle', () => {
       'manifests/sampledb-operator.clusterserviceversion.yaml',
       'manifests/sampledb-operator.poddisruptionbudget.yaml',
       'manifests/sampledbbackups.sampledb.io.crd.yaml',
+      'manifests/sampledbdrills.sampledb.io.crd.yaml',
       'manifests/sampledbrestores.sampledb.io.crd.yaml',
       'manifests/sampledbs.sampledb.io.crd.yaml',
     ]);
