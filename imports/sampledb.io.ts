@@ -1256,6 +1256,195 @@ export function toJson_SampleDbBackupSpecSampleDb(obj: SampleDbBackupSpecSampleD
 
 
 /**
+ * SampleDBDrill runs a resilience drill (a fault and its measured recovery) against a SampleDB, once or on a schedule.
+ *
+ * @schema SampleDBDrill
+ */
+export class SampleDbDrill extends ApiObject {
+  /**
+   * Returns the apiVersion and kind for "SampleDBDrill"
+   */
+  public static readonly GVK: GroupVersionKind = {
+    apiVersion: 'sampledb.io/v1alpha1',
+    kind: 'SampleDBDrill',
+  }
+
+  /**
+   * Renders a Kubernetes manifest for "SampleDBDrill".
+   *
+   * This can be used to inline resource manifests inside other objects (e.g. as templates).
+   *
+   * @param props initialization props
+   */
+  public static manifest(props: SampleDbDrillProps): any {
+    return {
+      ...SampleDbDrill.GVK,
+      ...toJson_SampleDbDrillProps(props),
+    };
+  }
+
+  /**
+   * Defines a "SampleDBDrill" API object
+   * @param scope the scope in which to define this object
+   * @param id a scope-local name for the object
+   * @param props initialization props
+   */
+  public constructor(scope: Construct, id: string, props: SampleDbDrillProps) {
+    super(scope, id, {
+      ...SampleDbDrill.GVK,
+      ...props,
+    });
+  }
+
+  /**
+   * Renders the object to Kubernetes JSON.
+   */
+  public override toJson(): any {
+    const resolved = super.toJson();
+
+    return {
+      ...SampleDbDrill.GVK,
+      ...toJson_SampleDbDrillProps(resolved),
+    };
+  }
+}
+
+/**
+ * SampleDBDrill runs a resilience drill (a fault and its measured recovery) against a SampleDB, once or on a schedule.
+ *
+ * @schema SampleDBDrill
+ */
+export interface SampleDbDrillProps {
+  /**
+   * @schema SampleDBDrill#metadata
+   */
+  readonly metadata?: ApiObjectMetadata;
+
+  /**
+   * What to drill and when.
+   *
+   * @schema SampleDBDrill#spec
+   */
+  readonly spec: SampleDbDrillSpec;
+}
+
+/**
+ * Converts an object of type 'SampleDbDrillProps' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SampleDbDrillProps(obj: SampleDbDrillProps | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'metadata': obj.metadata,
+    'spec': toJson_SampleDbDrillSpec(obj.spec),
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * What to drill and when.
+ *
+ * @schema SampleDbDrillSpec
+ */
+export interface SampleDbDrillSpec {
+  /**
+   * How many runs status.runs keeps, newest first. Default: 5.
+   *
+   * @schema SampleDbDrillSpec#historyLimit
+   */
+  readonly historyLimit?: number;
+
+  /**
+   * The fault. kill-primary: delete the primary pod (instances >= 2). kill-replica: delete a replica pod (instances >= 2). kill-operator-leader: delete the operator pod holding the leader Lease (leader election on). restore-check: restore the latest Completed backup into a throw-away SampleDB, check it became Ready, delete it. fill-disk and isolate-primary are refused with the reason (see docs). Immutable.
+   *
+   * @schema SampleDbDrillSpec#kind
+   */
+  readonly kind: SampleDbDrillSpecKind;
+
+  /**
+   * The database the drill runs against. Immutable.
+   *
+   * @schema SampleDbDrillSpec#sampleDB
+   */
+  readonly sampleDb: SampleDbDrillSpecSampleDb;
+
+  /**
+   * Cron schedule (UTC) of the drill: five fields separated by single spaces (minute hour day-of-month month day-of-week; *, values, ranges a-b, steps _/n and a-b/n, lists; JAN-DEC and SUN-SAT names) or a macro (@yearly, @monthly, @weekly, @daily, @hourly), e.g. "0 4 * * 1". Default: run once, when the SampleDBDrill is created.
+   *
+   * @schema SampleDbDrillSpec#schedule
+   */
+  readonly schedule?: string;
+}
+
+/**
+ * Converts an object of type 'SampleDbDrillSpec' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SampleDbDrillSpec(obj: SampleDbDrillSpec | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'historyLimit': obj.historyLimit,
+    'kind': obj.kind,
+    'sampleDB': toJson_SampleDbDrillSpecSampleDb(obj.sampleDb),
+    'schedule': obj.schedule,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+/**
+ * The fault. kill-primary: delete the primary pod (instances >= 2). kill-replica: delete a replica pod (instances >= 2). kill-operator-leader: delete the operator pod holding the leader Lease (leader election on). restore-check: restore the latest Completed backup into a throw-away SampleDB, check it became Ready, delete it. fill-disk and isolate-primary are refused with the reason (see docs). Immutable.
+ *
+ * @schema SampleDbDrillSpecKind
+ */
+export enum SampleDbDrillSpecKind {
+  /** kill-primary */
+  KILL_HYPHEN_PRIMARY = "kill-primary",
+  /** kill-replica */
+  KILL_HYPHEN_REPLICA = "kill-replica",
+  /** kill-operator-leader */
+  KILL_HYPHEN_OPERATOR_HYPHEN_LEADER = "kill-operator-leader",
+  /** restore-check */
+  RESTORE_HYPHEN_CHECK = "restore-check",
+  /** fill-disk */
+  FILL_HYPHEN_DISK = "fill-disk",
+  /** isolate-primary */
+  ISOLATE_HYPHEN_PRIMARY = "isolate-primary",
+}
+
+/**
+ * The database the drill runs against. Immutable.
+ *
+ * @schema SampleDbDrillSpecSampleDb
+ */
+export interface SampleDbDrillSpecSampleDb {
+  /**
+   * The SampleDB in the same namespace to drill.
+   *
+   * @schema SampleDbDrillSpecSampleDb#name
+   */
+  readonly name: string;
+}
+
+/**
+ * Converts an object of type 'SampleDbDrillSpecSampleDb' to JSON representation.
+ */
+/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+export function toJson_SampleDbDrillSpecSampleDb(obj: SampleDbDrillSpecSampleDb | undefined): Record<string, any> | undefined {
+  if (obj === undefined) { return undefined; }
+  const result = {
+    'name': obj.name,
+  };
+  // filter undefined values
+  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+}
+/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
+
+
+/**
  * SampleDBRestore restores a SampleDBBackup into its existing SampleDB, in place.
  *
  * @schema SampleDBRestore

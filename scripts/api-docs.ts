@@ -3,7 +3,12 @@
 //   node scripts/api-docs.ts --check   fail if docs/api.md is stale
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { TSchema } from '@sinclair/typebox';
-import { SampleDbBackupSchema, SampleDbSchema } from '../src/api/index.ts';
+import {
+  SampleDbBackupSchema,
+  SampleDbDrillSchema,
+  SampleDbRestoreSchema,
+  SampleDbSchema,
+} from '../src/api/index.ts';
 
 interface Node {
   type?: string;
@@ -72,6 +77,10 @@ const markdown = [
   section('SampleDB (short name `sdb`)', SampleDbSchema),
   '',
   section('SampleDBBackup (short name `sdbbackup`)', SampleDbBackupSchema),
+  '',
+  section('SampleDBRestore (short name `sdbrestore`)', SampleDbRestoreSchema),
+  '',
+  section('SampleDBDrill (short name `sdbdrill`)', SampleDbDrillSchema),
   '',
 ].join('\n');
 

@@ -72,6 +72,10 @@ export async function runOperator(settings: OperatorSettings, logger: Logger): P
   registerSampleDbControllers(manager, {
     snapshots,
     postgresImageRepository: settings.postgresImageRepository,
+    operator: {
+      leaderElection: Boolean(settings.leaderElection),
+      ...(settings.leaderElection ? { namespace: settings.leaderElection.namespace } : {}),
+    },
   });
   const removeHandlers = manager.installSignalHandlers();
   const metrics =

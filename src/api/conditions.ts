@@ -22,6 +22,38 @@ export type SampleDbConditionType = (typeof SAMPLEDB_CONDITIONS)[keyof typeof SA
 export const BACKUP_CONDITIONS = { completed: 'Completed', failed: 'Failed', verified: 'Verified' } as const;
 /** Condition types of `SampleDBRestore.status.conditions`. */
 export const RESTORE_CONDITIONS = { completed: 'Completed' } as const;
+/** Condition types of `SampleDBDrill.status.conditions`. */
+export const DRILL_CONDITIONS = { lastRunSucceeded: 'LastRunSucceeded' } as const;
+
+/**
+ * Reasons of a drill run (`status.runs[].reason` and the LastRunSucceeded condition). A refusal names the guard rail
+ * that stopped it; nothing was injected then.
+ */
+export const DRILL_REASONS = {
+  running: 'Running',
+  scheduled: 'Scheduled',
+  recovered: 'Recovered',
+  notRecovered: 'NotRecovered',
+  probeFailed: 'ProbeFailed',
+  canaryLost: 'CanaryLost',
+  replicationBehind: 'ReplicationBehind',
+  canaryFailed: 'CanaryFailed',
+  restoreChecked: 'RestoreChecked',
+  restoreCheckFailed: 'RestoreCheckFailed',
+  // Guard rails
+  namespaceNotAllowed: 'NamespaceNotAllowed',
+  sampleDbNotFound: 'SampleDBNotFound',
+  sampleDbNotReady: 'SampleDBNotReady',
+  backupInProgress: 'BackupInProgress',
+  upgradeInProgress: 'UpgradeInProgress',
+  restoreInProgress: 'RestoreInProgress',
+  drillInProgress: 'DrillInProgress',
+  wouldLeaveNoHealthyInstance: 'WouldLeaveNoHealthyInstance',
+  leaderElectionDisabled: 'LeaderElectionDisabled',
+  noCompletedBackup: 'NoCompletedBackup',
+  networkPolicyNotEnforced: 'NetworkPolicyNotEnforced',
+  fillDiskUnsafe: 'FillDiskUnsafe',
+} as const;
 
 export type BackupConditionType = (typeof BACKUP_CONDITIONS)[keyof typeof BACKUP_CONDITIONS];
 
@@ -76,6 +108,10 @@ export const REASONS = {
   finalBackupFailed: 'FinalBackupFailed',
   snapshotInProgress: 'SnapshotInProgress',
   snapshotFailed: 'SnapshotFailed',
+  /** The protection could not be taken; the data volumes' PersistentVolumes were switched to Retain instead. */
+  dataRetained: 'DataRetained',
+  /** The data volumes get the data-protection finalizer before anything else happens. */
+  holdingVolumes: 'HoldingVolumes',
   // BackupHealthy
   backupsHealthy: 'BackupsHealthy',
   latestBackupFailed: 'LatestBackupFailed',
@@ -128,6 +164,12 @@ export const EVENT_REASONS = {
   restoreCompleted: 'RestoreCompleted',
   restoreFailed: 'RestoreFailed',
   restoreRolledBack: 'RestoreRolledBack',
+  drillStarted: 'DrillStarted',
+  drillFaultInjected: 'DrillFaultInjected',
+  drillFaultDetected: 'DrillFaultDetected',
+  drillSucceeded: 'DrillSucceeded',
+  drillFailed: 'DrillFailed',
+  drillRefused: 'DrillRefused',
   backupPruned: 'BackupPruned',
   backupPruneFailed: 'BackupPruneFailed',
   childRejected: 'ChildRejected',
@@ -137,5 +179,6 @@ export const EVENT_REASONS = {
   downgradeRefused: 'DowngradeRefused',
   majorUpgradeRefused: 'MajorUpgradeRefused',
   finalBackupRetry: 'FinalBackupRetry',
+  volumeRetained: 'VolumeRetained',
   ...REPLICATION_EVENT_REASONS,
 } as const;

@@ -4,6 +4,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { GROUP, KINDS, LABELS, OPERATOR_NAME, PLURALS, VERSION } from './identity.ts';
 import { SampleDbSchema } from './sampledb.ts';
 import { SampleDbBackupSchema } from './sampledb-backup.ts';
+import { SampleDbDrillSchema } from './sampledb-drill.ts';
 import { SampleDbRestoreSchema } from './sampledb-restore.ts';
 
 export interface CustomResourceDefinition {
@@ -165,6 +166,41 @@ export function sampleDbRestoreCrd(): CustomResourceDefinition {
   });
 }
 
+export function sampleDbDrillCrd(): CustomResourceDefinition {
+  return crdOf({
+    kind: KINDS.sampleDbDrill,
+    plural: PLURALS.sampleDbDrill,
+    shortNames: ['sdbdrill'],
+    categories: [OPERATOR_NAME],
+    description:
+      'SampleDBDrill runs a resilience drill (a fault and its measured recovery) against a SampleDB, once or on a schedule.',
+    schema: SampleDbDrillSchema,
+    printerColumns: [
+      { name: 'SampleDB', type: 'string', jsonPath: '.spec.sampleDB.name' },
+      { name: 'Kind', type: 'string', jsonPath: '.spec.kind' },
+      { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
+      { name: 'Last Result', type: 'string', jsonPath: '.status.runs[0].result' },
+      {
+        name: 'Writable Seconds',
+        type: 'number',
+        jsonPath: '.status.runs[0].writableSeconds',
+        description: 'Last run: from the fault to the first accepted write.',
+      },
+      {
+        name: 'Detect Seconds',
+        type: 'number',
+        jsonPath: '.status.runs[0].detectSeconds',
+        description: 'Last run: from the fault to the operator seeing it.',
+        priority: 1,
+      },
+      { name: 'Schedule', type: 'string', jsonPath: '.spec.schedule', priority: 1 },
+      { name: 'Message', type: 'string', jsonPath: '.status.message', priority: 1 },
+      AGE,
+    ],
+    selectableFields: ['.spec.sampleDB.name', '.spec.kind'],
+  });
+}
+
 export function allCrds(): CustomResourceDefinition[] {
-  return [sampleDbCrd(), sampleDbBackupCrd(), sampleDbRestoreCrd()];
+  return [sampleDbCrd(), sampleDbBackupCrd(), sampleDbRestoreCrd(), sampleDbDrillCrd()];
 }

@@ -11,11 +11,13 @@ export const KINDS = {
   sampleDb: 'SampleDB',
   sampleDbBackup: 'SampleDBBackup',
   sampleDbRestore: 'SampleDBRestore',
+  sampleDbDrill: 'SampleDBDrill',
 } as const;
 export const PLURALS = {
   sampleDb: 'sampledbs',
   sampleDbBackup: 'sampledbbackups',
   sampleDbRestore: 'sampledbrestores',
+  sampleDbDrill: 'sampledbdrills',
 } as const;
 
 /** The name the operator goes by: field manager, `managed-by` label value, `part-of` of everything it ships. */
@@ -40,6 +42,10 @@ export const LABELS = {
   trigger: `${GROUP}/trigger`,
   /** On database pods: `primary` (the `-rw` Service selects it) or `replica` (the `-ro` Service); set by the operator. */
   role: `${GROUP}/role`,
+  /** On a namespace: `allowed` lets SampleDBDrills run there (anything else, or no label, refuses them). */
+  drills: `${GROUP}/drills`,
+  /** On a PersistentVolume the operator switched to reclaimPolicy Retain to keep a SampleDB's data (value: `true`). */
+  retained: `${GROUP}/retained`,
 } as const;
 
 /**
@@ -55,6 +61,9 @@ export const OPERATOR_SECRET_SUFFIXES = [
   'replication',
   'failover',
 ] as const;
+
+/** The `sampledb.io/drills` value of a namespace where drills may run. */
+export const DRILLS_ALLOWED = 'allowed';
 
 export const TRIGGER_SCHEDULE = 'schedule';
 /** `sampledb.io/trigger` of the backup taken before a major upgrade. */
@@ -72,6 +81,8 @@ export const ANNOTATIONS = {
   attempt: `${GROUP}/attempt`,
   /** On a SampleDB: the SampleDBRestore that has stopped client writes (its client Service selects no pod). */
   writesStopped: `${GROUP}/writes-stopped`,
+  /** On drill Jobs and throw-away SampleDBs: the SampleDBDrill (and run) they belong to. */
+  drill: `${GROUP}/drill`,
   /** On restore Jobs and pods: the SampleDBRestore they run. */
   restore: `${GROUP}/restore`,
   /** On the StatefulSet: the PostgreSQL major version of the files on its data volume (changed by an upgrade only). */
@@ -89,10 +100,23 @@ export const ANNOTATIONS = {
   switchoverTo: `${GROUP}/switchover-to`,
   /** On database pods: the election term in which the operator labelled it. */
   term: `${GROUP}/term`,
+  /** On a data PVC: the PersistentVolume the operator switched to reclaimPolicy Retain before releasing the claim. */
+  retainedVolume: `${GROUP}/retained-volume`,
+  /** On a retained PersistentVolume: `<namespace>/<SampleDB>` whose data it holds, and why it was retained. */
+  retainedFrom: `${GROUP}/retained-from`,
+  retainedBecause: `${GROUP}/retained-because`,
+  /** On a SampleDB being deleted: why the protection its deletion.policy asks for cannot be taken (a create refused). */
+  protectionRefused: `${GROUP}/protection-refused`,
 } as const;
 
 /** On every SampleDB, so no child can outlive the deletion policy. */
 export const FINALIZER = `${GROUP}/finalizer`;
+
+/**
+ * On every data PVC: the claim, and so its volume, stays until the deletion policy is satisfied (snapshot ready, final
+ * backup completed) or its PersistentVolume was switched to Retain, whoever deletes it (the namespace, a cascade).
+ */
+export const DATA_FINALIZER = `${GROUP}/data-protection`;
 
 /** Container names of the database pod and the Jobs. */
 export const CONTAINERS = {
@@ -101,6 +125,7 @@ export const CONTAINERS = {
   backup: 'backup',
   verify: 'verify',
   restore: 'restore',
+  drill: 'drill',
 } as const;
 
 /** PostgreSQL's port inside the pod, and the name of that port on the container and the Services. */

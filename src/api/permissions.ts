@@ -21,8 +21,8 @@ export const WATCHED_NAMESPACE_RULES: readonly PolicyRule[] = [
   {
     apiGroups: [GROUP],
     resources: [PLURALS.sampleDb],
-    verbs: [...READ, 'patch'],
-    why: 'the primary resource; patch adds and removes the finalizer',
+    verbs: [...READ, 'create', 'patch', 'delete'],
+    why: 'the primary resource; patch adds and removes the finalizer; a restore-check drill creates and deletes its throw-away SampleDB',
   },
   {
     apiGroups: [GROUP],
@@ -30,6 +30,7 @@ export const WATCHED_NAMESPACE_RULES: readonly PolicyRule[] = [
       `${PLURALS.sampleDb}/status`,
       `${PLURALS.sampleDbBackup}/status`,
       `${PLURALS.sampleDbRestore}/status`,
+      `${PLURALS.sampleDbDrill}/status`,
     ],
     verbs: ['patch'],
     why: 'status is written with server-side apply on the status subresource',
@@ -53,6 +54,12 @@ export const WATCHED_NAMESPACE_RULES: readonly PolicyRule[] = [
     why: 'in-place restores are run (their safety backup is a SampleDBBackup, their Jobs are Jobs)',
   },
   {
+    apiGroups: [GROUP],
+    resources: [PLURALS.sampleDbDrill],
+    verbs: [...READ],
+    why: 'drills are run (their faults are pod deletions, their probes Jobs)',
+  },
+  {
     apiGroups: [''],
     resources: ['services', 'configmaps', 'secrets'],
     verbs: [...READ, 'create', 'patch'],
@@ -68,7 +75,7 @@ export const WATCHED_NAMESPACE_RULES: readonly PolicyRule[] = [
     apiGroups: [''],
     resources: ['pods'],
     verbs: [...READ, 'patch', 'delete'],
-    why: 'readiness and Job termination messages; with replicas, the role label and fencing a primary (ADR 0008)',
+    why: 'readiness and Job termination messages; with replicas, the role label and fencing a primary (ADR 0008); kill-primary and kill-replica drills',
   },
   {
     apiGroups: ['apps'],
@@ -96,8 +103,15 @@ export const WATCHED_NAMESPACE_RULES: readonly PolicyRule[] = [
   },
 ];
 
-/** Cluster-scoped reads, needed even when the operator watches only some namespaces. */
+/** Cluster-scoped rules, needed even when the operator watches only some namespaces. */
 export const CLUSTER_RULES: readonly PolicyRule[] = [
+  {
+    apiGroups: [''],
+    resources: ['persistentvolumes'],
+    // Only patch (by name, from the claim's spec.volumeName): no list, watch or get of the cluster's volumes.
+    verbs: ['patch'],
+    why: 'when a deletion policy cannot be satisfied, the data volume is switched to reclaimPolicy Retain',
+  },
   {
     apiGroups: ['storage.k8s.io'],
     resources: ['storageclasses'],
@@ -109,6 +123,12 @@ export const CLUSTER_RULES: readonly PolicyRule[] = [
     resources: ['volumesnapshotclasses'],
     verbs: [...READ],
     why: 'whether a VolumeSnapshotClass exists for the deletion snapshot',
+  },
+  {
+    apiGroups: [''],
+    resources: ['namespaces'],
+    verbs: [...READ],
+    why: 'a drill runs only in a namespace labelled sampledb.io/drills=allowed (its labels are all that is read)',
   },
 ];
 
@@ -131,5 +151,11 @@ export const OPERATOR_NAMESPACE_RULES: readonly PolicyRule[] = [
     // as that resource name) to take over at once on a release. Without them every watch attempt got a 403.
     verbs: ['get', 'list', 'update', 'watch'],
     why: 'leader election: watch, renew, take over and release only our own Lease',
+  },
+  {
+    apiGroups: [''],
+    resources: ['pods'],
+    verbs: ['delete'],
+    why: 'a kill-operator-leader drill: the leader deletes its own pod (its name is only known at run time)',
   },
 ];

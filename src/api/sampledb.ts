@@ -5,16 +5,7 @@
 
 import { type Static, Type } from '@sinclair/typebox';
 import { BackupVerifySchema, VERIFY_QUERY_RULE, VerifyQuerySchema } from './backup-verification.ts';
-import {
-  CRON_DAY_EXISTS_MESSAGE,
-  CRON_DAY_EXISTS_RULE,
-  CRON_FIELDS,
-  CRON_PATTERN,
-  cronDayExistsHolds,
-  cronFieldHolds,
-  cronFieldMessage,
-  cronFieldRule,
-} from './cron.ts';
+import { CronSchedule } from './cron-schema.ts';
 import {
   IMAGE_REFERENCE_PATTERN,
   isQualifiedName,
@@ -404,23 +395,7 @@ export const BackupSchema = withRules(
   Type.Object(
     {
       schedule: Type.Optional(
-        withRules(
-          Type.String({
-            pattern: CRON_PATTERN,
-            maxLength: 128,
-            description:
-              'Cron schedule for backups: five fields separated by single spaces (minute hour day-of-month month ' +
-              'day-of-week; *, values, ranges a-b, steps */n and a-b/n, lists; JAN-DEC and SUN-SAT names) or a ' +
-              'macro (@yearly, @monthly, @weekly, @daily, @hourly), e.g. "0 3 * * *". Default: no scheduled backups.',
-          }),
-          CRON_FIELDS.map((field, index) => ({
-            rule: cronFieldRule(field, index),
-            message: cronFieldMessage(field),
-            holds: (self: string) => cronFieldHolds(field, index, self),
-          })).concat([
-            { rule: CRON_DAY_EXISTS_RULE, message: CRON_DAY_EXISTS_MESSAGE, holds: cronDayExistsHolds },
-          ]),
-        ),
+        CronSchedule('Cron schedule for backups', 'e.g. "0 3 * * *". Default: no scheduled backups.'),
       ),
       timezone: Type.Optional(
         withRules(

@@ -5,6 +5,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { SampleDbSchema } from './sampledb.ts';
 import { SampleDbBackupSchema } from './sampledb-backup.ts';
+import { SampleDbDrillSchema } from './sampledb-drill.ts';
 import { SampleDbRestoreSchema } from './sampledb-restore.ts';
 import { rulesOf } from './schema-kit.ts';
 
@@ -140,3 +141,4 @@ export function createValidator(schema: TSchema): Validator {
 export const sampleDbValidator: Validator = createValidator(SampleDbSchema);
 export const sampleDbBackupValidator: Validator = createValidator(SampleDbBackupSchema);
 export const sampleDbRestoreValidator: Validator = createValidator(SampleDbRestoreSchema);
+export const sampleDbDrillValidator: Validator = createValidator(SampleDbDrillSchema);

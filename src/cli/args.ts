@@ -1,7 +1,8 @@
 // Argument parsing of `kubectl sampledb`: argv → one command with its flags, or the help to print, or an error.
 // Pure (no cluster, no process), so every command line is unit-tested.
+import { DRILL_KINDS, type DrillKind } from '../api/sampledb-drill.ts';
 
-export const COMMANDS = ['status', 'backup', 'restore', 'switchover', 'psql'] as const;
+export const COMMANDS = ['status', 'backup', 'restore', 'switchover', 'psql', 'drill'] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 /** How to reach the cluster, as kubectl spells it. */
@@ -16,7 +17,8 @@ export type Command =
   | { command: 'backup'; name: string; backupName?: string }
   | { command: 'restore'; name: string; backup: string }
   | { command: 'switchover'; name: string; to: string }
-  | { command: 'psql'; name: string };
+  | { command: 'psql'; name: string }
+  | { command: 'drill'; name: string; kind: DrillKind; schedule?: string; drillName?: string };
 
 export type Parsed =
   | { kind: 'help'; text: string }
@@ -39,6 +41,7 @@ Commands:
   restore <name> --backup <backup>    restore a Completed backup in place (creates a SampleDBRestore)
   switchover <name> --to <pod>        hand the primary over to a replica (sets ${'sampledb.io/switchover-to'})
   psql <name>                         psql through a port-forward, with the binding Secret
+  drill <name> --kind <kind>          run a resilience drill (creates a SampleDBDrill)
 
 Run "kubectl sampledb <command> --help" for a command's help.
 
@@ -79,6 +82,26 @@ Runs psql (from PATH, or $PSQL) against the SampleDB: forwards a local port to t
 (status.replication.primary, else <name>-0) and passes the binding Secret's (status.binding.name) username,
 database and password to psql in PGUSER, PGDATABASE and PGPASSWORD (the password is never printed or put on a
 command line). Needs get on the SampleDB and the Secret and create on pods/portforward.`,
+  drill: `Usage: kubectl sampledb drill <name> --kind <kind> [--schedule "<cron>"] [--name <drill>] [flags]
+
+Creates a SampleDBDrill against the SampleDB <name> and prints its name. Without --schedule the drill runs once,
+now; with it, on that cron schedule (UTC). The operator runs it only in a namespace labelled
+sampledb.io/drills=allowed, and refuses it (with the reason in its status and an Event) while the SampleDB is not
+Ready or a backup, upgrade, restore or another drill runs, or when the fault would leave no healthy instance.
+Follow it with: kubectl get sampledbdrill <drill> -o wide -w
+
+Kinds:
+  kill-primary           delete the primary pod (instances >= 2); measures detection, writes back, canary, replicas
+  kill-replica           delete a replica pod (instances >= 2)
+  kill-operator-leader   delete the operator pod holding the leader Lease (leader election on)
+  restore-check          restore the latest Completed backup into a throw-away SampleDB, check it is Ready, delete it
+  fill-disk              refused: it cannot be bounded safely
+  isolate-primary        refused: the operator cannot prove NetworkPolicy is enforced
+
+Flags:
+  --kind <kind>          the fault (required)
+  --schedule "<cron>"    five-field cron schedule or macro, e.g. "0 4 * * 1" (default: run once)
+  --name <drill>         name of the SampleDBDrill (default: generated, "<name>-<kind>-" and a random suffix)`,
 };
 
 export function commandHelp(command: CommandName): string {
@@ -93,6 +116,8 @@ const VALUE_FLAGS: Record<string, string> = {
   '--name': 'name',
   '--backup': 'backup',
   '--to': 'to',
+  '--kind': 'kind',
+  '--schedule': 'schedule',
 };
 
 const COMMAND_FLAGS: Record<CommandName, readonly string[]> = {
@@ -101,6 +126,7 @@ const COMMAND_FLAGS: Record<CommandName, readonly string[]> = {
   restore: ['backup'],
   switchover: ['to'],
   psql: [],
+  drill: ['kind', 'schedule', 'name'],
 };
 
 /** Parses the arguments after `kubectl sampledb` (kubectl passes them unchanged to the plugin). */
@@ -161,6 +187,19 @@ export function parseArgs(argv: readonly string[]): Parsed {
     case 'switchover':
       if (!flags.to) return fail('switchover needs --to <pod>', command);
       return run({ command, name, to: flags.to });
+    case 'drill': {
+      const kind = DRILL_KINDS.find((k) => k === flags.kind);
+      if (!flags.kind) return fail('drill needs --kind <kind>', command);
+      if (!kind)
+        return fail(`unknown drill kind "${flags.kind}" (kinds: ${DRILL_KINDS.join(', ')})`, command);
+      return run({
+        command,
+        name,
+        kind,
+        ...(flags.schedule ? { schedule: flags.schedule } : {}),
+        ...(flags.name ? { drillName: flags.name } : {}),
+      });
+    }
   }
 }
 

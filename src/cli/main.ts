@@ -126,6 +126,28 @@ async function execute(api: CustomObjectsApi, namespace: string, command: Comman
       })) as { metadata?: { name?: string } };
       return `sampledbrestore.${GROUP}/${created.metadata?.name} created\n`;
     }
+    case 'drill': {
+      const created = (await api.createNamespacedCustomObject({
+        group: GROUP,
+        version: VERSION,
+        namespace,
+        plural: PLURALS.sampleDbDrill,
+        body: {
+          apiVersion: API_VERSION,
+          kind: KINDS.sampleDbDrill,
+          metadata: command.drillName
+            ? { name: command.drillName }
+            : { generateName: `${command.name}-${command.kind}-` },
+          spec: {
+            sampleDB: { name: command.name },
+            kind: command.kind,
+            ...(command.schedule ? { schedule: command.schedule } : {}),
+          },
+        },
+      })) as { metadata?: { name?: string } };
+      const drill = created.metadata?.name;
+      return `sampledbdrill.${GROUP}/${drill} created; follow it with: kubectl get sampledbdrill ${drill} -o wide -w\n`;
+    }
     case 'switchover': {
       const instances = db.status?.replication?.instances;
       if (instances && !instances.some((i) => i.name === command.to))

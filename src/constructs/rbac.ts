@@ -19,7 +19,8 @@ export interface OperatorRbacProps {
   readonly serviceAccountName: string;
   /**
    * Namespaces to watch. Empty (the default): all namespaces, through one ClusterRole.
-   * Otherwise one Role + RoleBinding per namespace, and only a read-only ClusterRole for cluster-scoped reads.
+   * Otherwise one Role + RoleBinding per namespace, and a ClusterRole for the cluster-scoped
+   * rules only (reads, and the PersistentVolume patch).
    */
   readonly watchNamespaces?: readonly string[];
 }

@@ -50,6 +50,11 @@ export interface ControllerOptions {
   workers?: number;
   /** Every primary key is re-queued this often, from the cache (no API call). Default 10 min. */
   resyncPeriodMs?: number;
+  /**
+   * Keys queued with the primary's at start and at every resync although no primary of that key exists: what a
+   * primary that is gone left for this controller to finish (an event on it may have come while it was not running).
+   */
+  orphanKeys?: () => ObjectRef[];
   /** Called after a reconcile threw, e.g. to set a status condition. Its own failures are logged, not raised. */
   onError?: (req: ReconcileRequest, err: unknown, ctx: ReconcileContext) => Promise<void> | void;
   queue?: Partial<Omit<WorkQueueOptions, 'name' | 'metrics'>>;
@@ -174,6 +179,7 @@ export class Controller {
   #enqueueAll(): void {
     const store = this.#cache.storeFor(this.#opts.for);
     if (store) this.#enqueue(store.keys());
+    if (this.#opts.orphanKeys) this.#enqueue(this.#opts.orphanKeys().map(keyOf));
   }
 
   async #work(signal: AbortSignal): Promise<void> {

@@ -49,6 +49,17 @@ export function isStatus(err: unknown, status: number): boolean {
   return err instanceof ApiError && err.status === status;
 }
 
+/**
+ * A create refused because its namespace is being deleted (NamespaceLifecycle admission: 403 with the cause
+ * NamespaceTerminating). Updates, patches and deletes are still allowed there; no create is, Events included.
+ */
+export function isNamespaceTerminating(err: unknown): boolean {
+  if (!(err instanceof ApiError) || err.status !== 403) return false;
+  // metav1.StatusCause serializes its Type as `reason`.
+  const causes = (err.body as { details?: { causes?: { reason?: string }[] } } | undefined)?.details?.causes;
+  return causes?.some((c) => c.reason === 'NamespaceTerminating') ?? false;
+}
+
 export interface RequestOptions {
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;

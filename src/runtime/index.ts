@@ -21,7 +21,14 @@ export {
 } from './controller.ts';
 export { describeError } from './errors.ts';
 export { type Check, HealthServer, type HealthServerOptions } from './health.ts';
-export { ApiError, isStatus, KubeHttp, type KubeHttpOptions, type WatchEvent } from './http.ts';
+export {
+  ApiError,
+  isNamespaceTerminating,
+  isStatus,
+  KubeHttp,
+  type KubeHttpOptions,
+  type WatchEvent,
+} from './http.ts';
 export * from './kinds.ts';
 export {
   kubeLeaseApi,

@@ -94,7 +94,9 @@ export class Manager {
     // With leader election every write but the Lease's waits for proof of leadership, checked as it is sent: the
     // workers' abort signal tells well-behaved work to stop, the fence stops whatever work does not (or has not yet).
     if (opts.leaderElection)
-      this.http.setWriteFence(() => this.#elector?.writeFence() ?? 'not the leader (election not started)');
+      this.http.setWriteFence(() =>
+        this.#elector ? this.#elector.writeFence() : 'not the leader (election not started)',
+      );
     this.client = new Client({
       http: this.http,
       cache: this.cache,

@@ -1,16 +1,25 @@
 // Registers the SampleDB and SampleDBBackup controllers on a Manager, with the watches that map every related
 // object back to the SampleDB (or SampleDBBackup) it concerns.
-import type { SampleDbBackupObject, SampleDbObject, SampleDbRestoreObject } from '../api/index.ts';
+import type {
+  SampleDbBackupObject,
+  SampleDbDrillObject,
+  SampleDbObject,
+  SampleDbRestoreObject,
+} from '../api/index.ts';
 import type { KubeObject, Manager, Stored } from '../runtime/index.ts';
 import { SampleDbBackupReconciler } from './backup/reconciler.ts';
+import { registerDrillMetrics } from './drill/metrics.ts';
+import { SampleDbDrillReconciler } from './drill/reconciler.ts';
 import { registerSampleDbMetrics } from './metrics.ts';
 import { SampleDbReconciler } from './reconciler.ts';
 import {
   CONFIGMAPS,
   JOBS,
+  NAMESPACES,
   PODS,
   PVCS,
   SAMPLEDB_BACKUPS,
+  SAMPLEDB_DRILLS,
   SAMPLEDB_RESTORES,
   SAMPLEDBS,
   SECRETS,
@@ -25,6 +34,7 @@ import { ClusterView } from './view.ts';
 import {
   backupOfPod,
   byInstanceLabel,
+  heldClaimsOfGone,
   MANAGED_SELECTOR,
   referencedObjects,
   SAMPLEDB_BACKUP_STORE,
@@ -39,6 +49,8 @@ export interface SampleDbControllerOptions {
   now?: () => Date;
   /** Repository of the PostgreSQL images for SampleDBs without spec.image. Default: docker.io/library/postgres. */
   postgresImageRepository?: string;
+  /** How the operator runs, for kill-operator-leader drills (without: no leader election). */
+  operator?: { leaderElection: boolean; namespace?: string };
 }
 
 export function registerSampleDbControllers(manager: Manager, options: SampleDbControllerOptions): void {
@@ -89,6 +101,8 @@ export function registerSampleDbControllers(manager: Manager, options: SampleDbC
     name: 'sampledb',
     for: SAMPLEDBS,
     owns: [STATEFULSETS, JOBS, SERVICES, CONFIGMAPS, SECRETS],
+    // Claims still held by our finalizer whose SampleDB is gone: released at start-up too (deletion/gone.ts).
+    orphanKeys: () => heldClaimsOfGone(manager.cache.storeFor<Stored<KubeObject>>(PVCS)?.list() ?? [], view),
     watches: [
       { resource: PODS, map: byInstanceLabel },
       { resource: PVCS, map: byInstanceLabel },
@@ -145,6 +159,39 @@ export function registerSampleDbControllers(manager: Manager, options: SampleDbC
       { resource: PODS, map: openRestores },
     ],
     reconciler: new SampleDbRestoreReconciler(deps),
+    ...(options.workers ? { workers: options.workers } : {}),
+  });
+
+  // A drill waits on its SampleDB, that SampleDB's pods, backups and restores, its namespace's label and its Jobs:
+  // any change to those concerns the drills in that namespace (few, and most have no run in progress).
+  const drillsIn = (namespace: string | undefined) =>
+    (manager.cache.storeFor<Stored<SampleDbDrillObject>>(SAMPLEDB_DRILLS)?.list() ?? [])
+      .filter((d) => d.metadata.namespace === namespace)
+      .map((d) => ({ namespace: d.metadata.namespace ?? '', name: d.metadata.name ?? '' }));
+  const drillsOf = (obj: KubeObject) => drillsIn(obj.metadata.namespace);
+  registerDrillMetrics(
+    manager.registry,
+    () => manager.cache.storeFor<Stored<SampleDbDrillObject>>(SAMPLEDB_DRILLS)?.list() ?? [],
+  );
+  manager.addController({
+    name: 'sampledbdrill',
+    for: SAMPLEDB_DRILLS,
+    owns: [JOBS],
+    watches: [
+      { resource: SAMPLEDBS, map: drillsOf },
+      { resource: PODS, map: drillsOf },
+      { resource: SAMPLEDB_BACKUPS, map: drillsOf },
+      { resource: SAMPLEDB_RESTORES, map: drillsOf },
+      { resource: NAMESPACES, map: (ns: KubeObject) => drillsIn(ns.metadata.name) },
+    ],
+    reconciler: new SampleDbDrillReconciler({
+      ...deps,
+      operator: {
+        leaderElection: options.operator?.leaderElection ?? false,
+        identity: manager.identity,
+        ...(options.operator?.namespace ? { namespace: options.operator.namespace } : {}),
+      },
+    }),
     ...(options.workers ? { workers: options.workers } : {}),
   });
 }

@@ -23,6 +23,7 @@ export const COMPONENTS = [
   'binding',
   'config',
   'upgrade',
+  'drill',
 ] as const;
 export type Component = (typeof COMPONENTS)[number];
 

@@ -10,6 +10,7 @@ import {
   type ReconcileResult,
   type Reconciler,
 } from '../runtime/index.ts';
+import { settleClaimsOfGone } from './deletion/gone.ts';
 import { DELETION_WRITES, runDeletion } from './deletion/step.ts';
 import { resolveInstance } from './instance.ts';
 import { CONFIGMAPS, SAMPLEDBS, SECRETS } from './resources.ts';
@@ -20,6 +21,7 @@ import { ensureBackupPvc } from './steps/backup-volume.ts';
 import { applyConfig, applyServices } from './steps/configuration.ts';
 import type { Observation, SampleDbDeps, SampleDbSubject, Step, StepBase } from './steps/context.ts';
 import { ensureCredentials } from './steps/credentials.ts';
+import { holdDataVolumes } from './steps/data-volumes.ts';
 import { ensureFinalizer } from './steps/finalizer.ts';
 import { ensureInitJob } from './steps/init-job.ts';
 import { runMajorUpgrade } from './steps/major-upgrade.ts';
@@ -40,6 +42,9 @@ import { Writer } from './writer.ts';
 export const LIVE_STEPS: readonly Step[] = [
   validateSpec,
   ensureFinalizer,
+  // Early: a claim deleted with its namespace must be retained before a later step fails on the namespace's refusals
+  // (it takes no creates). The StatefulSet's controller makes the claims; their watch events bring this step back.
+  holdDataVolumes,
   ensureCredentials,
   ensureMonitoring,
   applyConfig,
@@ -81,7 +86,11 @@ export class SampleDbReconciler implements Reconciler {
   async reconcile(req: ReconcileRequest, rc: ReconcileContext): Promise<ReconcileResult> {
     const { view } = this.#deps;
     const db = view.get(SAMPLEDBS, req.namespace, req.name);
-    if (!db) return undefined;
+    if (!db) {
+      // A claim event of a SampleDB that is gone: our finalizer must not keep its claims forever.
+      if (!rc.signal.aborted) await settleClaimsOfGone(req, view, new Writer(this.#deps.client), rc.log);
+      return undefined;
+    }
     // A user object the spec just named is watched by name from now on: until that watch has listed, "not found"
     // would be a guess (and a wrong status). Its first list takes milliseconds.
     const { secrets, configMaps } = referencedObjects(db);

@@ -5,6 +5,7 @@ import {
   KINDS,
   PLURALS,
   type SampleDbBackupObject,
+  type SampleDbDrillObject,
   type SampleDbObject,
   type SampleDbRestoreObject,
   VERSION,
@@ -24,10 +25,18 @@ export const SAMPLEDB_RESTORES = resourceType<SampleDbRestoreObject>(
   PLURALS.sampleDbRestore,
   KINDS.sampleDbRestore,
 );
+export const SAMPLEDB_DRILLS = resourceType<SampleDbDrillObject>(
+  GROUP,
+  VERSION,
+  PLURALS.sampleDbDrill,
+  KINDS.sampleDbDrill,
+);
 export {
   CONFIG_MAPS as CONFIGMAPS,
   JOBS,
+  NAMESPACES,
   PERSISTENT_VOLUME_CLAIMS as PVCS,
+  PERSISTENT_VOLUMES,
   PODS,
   SECRETS,
   SERVICES,

@@ -4,6 +4,7 @@
 import {
   ANNOTATIONS,
   APP_NAME,
+  DATA_FINALIZER,
   LABELS,
   OPERATOR_NAME,
   type SampleDbBackupObject,
@@ -76,6 +77,14 @@ export function byInstanceLabel(obj: KubeObject): ObjectRef[] {
   const instance = labels[LABELS.instance];
   if (!instance || labels[LABELS.name] !== APP_NAME || labels[LABELS.managedBy] !== OPERATOR_NAME) return [];
   return [{ namespace: obj.metadata.namespace ?? '', name: instance }];
+}
+
+/** The SampleDBs, gone, whose claims still carry our data-protection finalizer (deletion/gone.ts releases them). */
+export function heldClaimsOfGone(claims: readonly KubeObject[], view: ClusterView): ObjectRef[] {
+  return claims
+    .filter((c) => c.metadata.finalizers?.includes(DATA_FINALIZER))
+    .flatMap(byInstanceLabel)
+    .filter((ref) => !view.get(SAMPLEDBS, ref.namespace, ref.name));
 }
 
 /** The SampleDBBackup a backup Job's pod runs, by its annotation. */

@@ -85,7 +85,8 @@ export const ChartValuesSchema = Type.Object(
       uniqueItems: true,
       description:
         '`[]`: all namespaces, through a ClusterRole. A list: only these namespaces, with a Role and RoleBinding in each ' +
-        '(they must exist) and a read-only ClusterRole for StorageClasses and VolumeSnapshotClasses.',
+        '(they must exist) and a ClusterRole that reads StorageClasses and VolumeSnapshotClasses and patches ' +
+        'PersistentVolumes (reclaimPolicy Retain when a deletion policy cannot be satisfied).',
     }),
     logLevel: Type.Union(
       [Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')],

@@ -51,7 +51,7 @@ const metaOf = (o: JsonObject) =>
  */
 function installStrategy() {
   // Rendered with one watched namespace, the construct splits its RBAC the way OLM needs it: a Role per watched
-  // namespace, the Role in its own namespace (leader election) and a ClusterRole for cluster-scoped reads.
+  // namespace, the Role in its own namespace (leader election) and a ClusterRole for the cluster-scoped rules.
   const scoped = operatorObjects({ image: IMAGE, watchNamespaces: [PROBE_NAMESPACE] });
   const rulesOf = (kind: string, where: (o: JsonObject) => boolean) =>
     scoped
@@ -91,7 +91,8 @@ function installStrategy() {
 
 /**
  * Examples the console offers on "Create": dist/'s minimal SampleDB (the fuller example needs a ConfigMap and is
- * deletion-protected, neither a good first click), an on-demand backup of it and an in-place restore of that backup.
+ * deletion-protected, neither a good first click), an on-demand backup of it, an in-place restore of that backup and a
+ * restore-check drill (it runs only where the namespace allows drills).
  */
 function almExamples(): JsonObject[] {
   const minimal = new ExamplesChart(new App(), 'examples')
@@ -112,6 +113,12 @@ function almExamples(): JsonObject[] {
       metadata: { name: `${metadata.name}-restore` },
       spec: { sampleDB: { name: metadata.name }, backup: { name: `${metadata.name}-manual` } },
     },
+    {
+      apiVersion: minimal.apiVersion as string,
+      kind: 'SampleDBDrill',
+      metadata: { name: `${metadata.name}-restore-check` },
+      spec: { sampleDB: { name: metadata.name }, kind: 'restore-check' },
+    },
   ];
 }
 
@@ -128,7 +135,8 @@ to delete protected databases (not part of this bundle: OLM bundles cannot carry
 
 **Also built, newer and partly proven** (see the README's limits): major-version upgrades through a pre-upgrade backup
 and \`pg_upgrade\` Jobs with rollback, replicas with an operator-elected primary and failover, verified backups, and
-in-place restore (\`SampleDBRestore\`). **Not built yet:** failure drills, \`spec.migrations\`. Minor upgrades are not yet
+in-place restore (\`SampleDBRestore\`), resilience drills (\`SampleDBDrill\`: kill-primary, kill-replica,
+kill-operator-leader, restore-check; fill-disk and isolate-primary are refused with the reason). Minor upgrades are not yet
 proven on a real node, so the capability level claimed is *Basic Install*.
 
 **Install modes:** all namespaces, its own namespace, a single namespace or several: the operator watches the

@@ -1,7 +1,7 @@
 // Does the one action the plan chose. Every write is idempotent (create-once, delete of what may be gone, patches
 // that set what is already set), so an action repeated after a crash between it and the next observation is harmless.
-import { EVENT_REASONS, FINALIZER, LABELS, type SampleDbObject } from '../../api/index.ts';
-import type { Logger, Stored } from '../../runtime/index.ts';
+import { ANNOTATIONS, EVENT_REASONS, FINALIZER, LABELS, type SampleDbObject } from '../../api/index.ts';
+import { isNamespaceTerminating, type Logger, type Stored } from '../../runtime/index.ts';
 import type { SampleDbInstance } from '../instance.ts';
 import { PVCS, SAMPLEDB_BACKUPS, SAMPLEDBS, SECRETS, STATEFULSETS, VOLUME_SNAPSHOTS } from '../resources.ts';
 import { ensureBackupVolume } from '../steps/backup-volume.ts';
@@ -9,6 +9,7 @@ import type { ClusterView } from '../view.ts';
 import type { WriteMode, Writer } from '../writer.ts';
 import { finalBackup, finalSnapshot } from './objects.ts';
 import type { DeletionAction } from './plan.ts';
+import { holdVolumes, releaseVolumes, retainVolumes } from './volumes.ts';
 
 /** The ways the deletion writes. */
 export const DELETION_WRITES: readonly WriteMode[] = [
@@ -35,6 +36,35 @@ export type ExecuteResult =
   | { kind: 'finished'; sampleDb: Stored<SampleDbObject> };
 
 const AGAIN = { kind: 'again' } as const;
+const WAIT = { kind: 'wait' } as const;
+
+/**
+ * Runs a create of the policy's protection; when the namespace is being deleted (every create refused from now on),
+ * records that on the SampleDB instead, where the plan reads it (an update is still allowed there).
+ */
+async function creatingProtection(
+  target: DeletionTarget,
+  create: () => Promise<void>,
+): Promise<ExecuteResult> {
+  try {
+    await create();
+    return AGAIN;
+  } catch (err) {
+    if (!isNamespaceTerminating(err)) throw err;
+    const { instance, write, log } = target;
+    await write.patch(
+      SAMPLEDBS,
+      { namespace: instance.namespace, name: instance.name },
+      { metadata: { annotations: { [ANNOTATIONS.protectionRefused]: 'NamespaceTerminating' } } },
+    );
+    log.warn(
+      {},
+      'the namespace is being deleted: no snapshot or backup can be created, the data is retained',
+    );
+    // The SampleDB's watch event (the annotation) brings the next reconcile.
+    return WAIT;
+  }
+}
 
 export async function executeDeletion(
   target: DeletionTarget,
@@ -43,27 +73,45 @@ export async function executeDeletion(
   const { instance, write, log } = target;
   const ref = (name: string) => ({ namespace: instance.namespace, name });
   switch (action.kind) {
-    case 'create-snapshot':
-      await write.createOnce(VOLUME_SNAPSHOTS, finalSnapshot(instance, action.pvcName, action.className));
-      log.info({ pvc: action.pvcName }, 'final VolumeSnapshot requested');
+    case 'hold-data-volumes':
+      await holdVolumes(target.view, write, instance.namespace, action.names);
       return AGAIN;
+    case 'create-snapshot':
+      return creatingProtection(target, async () => {
+        await write.createOnce(VOLUME_SNAPSHOTS, finalSnapshot(instance, action.pvcName, action.className));
+        log.info({ pvc: action.pvcName }, 'final VolumeSnapshot requested');
+      });
     case 'create-backup':
-      // The backup is written to the backup volume; make sure there is one even if backups were never configured.
-      await ensureBackupVolume(instance, target.view, write);
-      // A retry is an Event, not a silent second Job: one deletion takes one final backup unless one failed.
-      if (
-        (await write.createOnce(SAMPLEDB_BACKUPS, finalBackup(instance, action.attempt))) &&
-        action.attempt > 1
-      ) {
-        await write.event({
-          regarding: target.sampleDb,
-          type: 'Warning',
-          reason: EVENT_REASONS.finalBackupRetry,
-          action: 'Delete',
-          note: `The final backup failed; attempt ${action.attempt} started. Nothing was deleted.`,
-        });
-      }
-      log.info({ attempt: action.attempt }, 'final backup requested');
+      return creatingProtection(target, async () => {
+        // The backup is written to the backup volume; make sure there is one even if backups were never configured.
+        await ensureBackupVolume(instance, target.view, write);
+        // A retry is an Event, not a silent second Job: one deletion takes one final backup unless one failed.
+        if (
+          (await write.createOnce(SAMPLEDB_BACKUPS, finalBackup(instance, action.attempt))) &&
+          action.attempt > 1
+        ) {
+          await write.event({
+            regarding: target.sampleDb,
+            type: 'Warning',
+            reason: EVENT_REASONS.finalBackupRetry,
+            action: 'Delete',
+            note: `The final backup failed; attempt ${action.attempt} started. Nothing was deleted.`,
+          });
+        }
+        log.info({ attempt: action.attempt }, 'final backup requested');
+      });
+    case 'retain-volumes':
+      await retainVolumes(
+        { namespace: instance.namespace, sampleDbName: instance.name, sampleDb: target.sampleDb, write, log },
+        action.volumes,
+        action.decision,
+      );
+      // Stop here so the status says it (DataRetained, naming the volumes) even when the rest takes no wait at all;
+      // the claims' watch events (the retained-volume annotation) bring the next reconcile.
+      return WAIT;
+    case 'release-data-volumes':
+      await releaseVolumes(target.view, write, instance.namespace, action.names);
+      log.info({ pvcs: action.names }, 'data volumes released');
       return AGAIN;
     case 'delete-statefulset':
       await write.delete(STATEFULSETS, ref(instance.names.statefulSet), { propagationPolicy: 'Background' });
@@ -104,6 +152,6 @@ export async function executeDeletion(
     case 'wait-snapshot':
     case 'wait-backup':
     case 'wait-workload-gone':
-      return { kind: 'wait' };
+      return WAIT;
   }
 }

@@ -1,5 +1,5 @@
 // What a deletion needs to know, read from the cache alone: the plan (plan.ts) decides from this and nothing else.
-import { ANNOTATIONS, BACKUP_CONDITIONS, LABELS } from '../../api/index.ts';
+import { ANNOTATIONS, BACKUP_CONDITIONS, DATA_FINALIZER, LABELS } from '../../api/index.ts';
 import { findCondition } from '../../runtime/index.ts';
 import type { SampleDbInstance } from '../instance.ts';
 import {
@@ -12,7 +12,7 @@ import {
 } from '../resources.ts';
 import { parseBackupLocation } from '../steps/init-job.ts';
 import type { ClusterView } from '../view.ts';
-import type { DeletionObservation } from './plan.ts';
+import type { DataVolume, DeletionObservation } from './plan.ts';
 
 const DEFAULT_SNAPSHOT_CLASS_ANNOTATION = 'snapshot.storage.kubernetes.io/is-default-class';
 
@@ -26,6 +26,20 @@ function snapshotClass(view: ClusterView): string | undefined {
   return preferred?.metadata.name;
 }
 
+/** The data claims of the SampleDB `name` (by label: it may be gone), each with what the plans need to know. */
+export function observeDataVolumes(view: ClusterView, namespace: string, name: string): DataVolume[] {
+  return view
+    .list(PVCS, namespace, { [LABELS.instance]: name, [LABELS.component]: 'database' })
+    .map((pvc) => ({
+      name: pvc.metadata.name ?? '',
+      deleting: Boolean(pvc.metadata.deletionTimestamp),
+      orphaned: pvc.metadata.labels?.[LABELS.orphaned] === 'true',
+      held: pvc.metadata.finalizers?.includes(DATA_FINALIZER) ?? false,
+      ...(pvc.spec?.volumeName ? { volumeName: pvc.spec.volumeName } : {}),
+      retained: Boolean(pvc.metadata.annotations?.[ANNOTATIONS.retainedVolume]),
+    }));
+}
+
 export function observeDeletion(
   instance: SampleDbInstance,
   view: ClusterView,
@@ -33,13 +47,7 @@ export function observeDeletion(
 ): DeletionObservation {
   const { namespace, names, spec } = instance;
   const uid = instance.object.metadata.uid ?? '';
-  const dataVolumes = view
-    .list(PVCS, namespace, { [LABELS.instance]: instance.name, [LABELS.component]: 'database' })
-    .map((pvc) => ({
-      name: pvc.metadata.name ?? '',
-      deleting: Boolean(pvc.metadata.deletionTimestamp),
-      orphaned: pvc.metadata.labels?.[LABELS.orphaned] === 'true',
-    }));
+  const dataVolumes = observeDataVolumes(view, namespace, instance.name);
   const snapshots = view.watches(VOLUME_SNAPSHOTS)
     ? view.list(VOLUME_SNAPSHOTS, namespace, { [LABELS.finalForUid]: uid }).map((s) => ({
         name: s.metadata.name ?? '',
@@ -63,6 +71,7 @@ export function observeDeletion(
         attempt: Number(b.metadata.annotations?.[ANNOTATIONS.attempt] ?? '1'),
         ...(b.status?.phase ? { phase: b.status.phase } : {}),
         ...(failed?.lastTransitionTime ? { failedAt: failed.lastTransitionTime } : {}),
+        ...(failed?.status === 'True' && failed.reason ? { reason: failed.reason } : {}),
         ...(b.status?.message ? { message: b.status.message } : {}),
       };
     });
@@ -71,6 +80,8 @@ export function observeDeletion(
     ? view.get(PVCS, namespace, names.backupPvc)
     : undefined;
   const snapshotClassName = snapshotClass(view);
+  const { deletionTimestamp, annotations } = instance.object.metadata;
+  const refused = annotations?.[ANNOTATIONS.protectionRefused];
   return {
     policy: spec.deletion.policy,
     ...(snapshotClassName ? { snapshotClass: snapshotClassName } : {}),
@@ -79,6 +90,9 @@ export function observeDeletion(
     backups,
     statefulSet: !sts ? 'absent' : sts.metadata.deletionTimestamp ? 'deleting' : 'present',
     databasePodExists: view.get(PODS, namespace, names.pod) !== undefined,
+    databaseReady: (sts?.status?.readyReplicas ?? 0) >= 1,
+    ...(deletionTimestamp ? { deletionStartedAt: deletionTimestamp } : {}),
+    ...(refused ? { protectionRefused: refused } : {}),
     ...(ownBackupVolume
       ? {
           backupVolume: {

@@ -3,6 +3,7 @@
 // skipping the data-protection step and never deleting twice.
 import type { BackupPhase, DeletionPolicy } from '../../api/index.ts';
 import { exponentialDelay } from '../../runtime/index.ts';
+import { cannotProtect, type RetainDecision, volumesToRetain } from './retain.ts';
 
 export interface DataVolume {
   name: string;
@@ -10,6 +11,12 @@ export interface DataVolume {
   deleting: boolean;
   /** Carries the orphaned label (policy Retain). */
   orphaned: boolean;
+  /** Carries our data-protection finalizer: the claim and its volume stay until the deletion releases them. */
+  held: boolean;
+  /** The bound PersistentVolume; none while unbound (then it holds no data). */
+  volumeName?: string;
+  /** Its PersistentVolume was switched to reclaimPolicy Retain (the claim's retained-volume annotation). */
+  retained: boolean;
 }
 
 /** A VolumeSnapshot taken of one data volume for this deletion. */
@@ -27,6 +34,8 @@ export interface FinalBackup {
   phase?: BackupPhase;
   /** When it failed (the Failed condition's transition), for the retry backoff. */
   failedAt?: string;
+  /** The Failed condition's reason (NoResult: the Job succeeded without a result; retrying would do the same). */
+  reason?: string;
   message?: string;
 }
 
@@ -48,17 +57,40 @@ export interface DeletionObservation {
    * kept for them under policy Delete.
    */
   othersOnBackupVolume?: readonly string[];
+  /** At least one database pod is Ready (what a pg_dump needs). */
+  databaseReady: boolean;
+  /** The SampleDB's deletionTimestamp: the final backup's wait for a Ready database is bounded from it. */
+  deletionStartedAt?: string;
+  /** Recorded on the SampleDB when the apiserver refused to create the protection (NamespaceTerminating). */
+  protectionRefused?: string;
   now: Date;
 }
 
 export type ProtectionMethod = 'snapshot' | 'backup' | 'none';
+
+/** A data claim and the PersistentVolume bound to it. */
+export interface BoundVolume {
+  pvc: string;
+  pv: string;
+}
 
 export type DeletionAction =
   | { kind: 'create-snapshot'; pvcName: string; className: string }
   | { kind: 'wait-snapshot'; pending: string[]; errors: string[] }
   | { kind: 'create-backup'; attempt: number }
   /** `attempt`: set from the second attempt on, so a retry is visible and counted. */
-  | { kind: 'wait-backup'; name: string; attempt?: number; retryInMs?: number; lastError?: string }
+  | {
+      kind: 'wait-backup';
+      name: string;
+      attempt?: number;
+      retryInMs?: number;
+      lastError?: string;
+      /** The database is not Ready: in this long the data is kept on its volumes instead (RetainCause). */
+      giveUpInMs?: number;
+    }
+  | { kind: 'hold-data-volumes'; names: string[] }
+  | { kind: 'retain-volumes'; volumes: BoundVolume[]; decision: RetainDecision }
+  | { kind: 'release-data-volumes'; names: string[] }
   | { kind: 'delete-statefulset' }
   | { kind: 'wait-workload-gone' }
   | { kind: 'delete-data-volumes'; names: string[] }
@@ -71,6 +103,8 @@ export interface DeletionPlan {
   method: ProtectionMethod;
   /** True once the data is protected (or needs no protection): from then on, deleting data is allowed. */
   protected: boolean;
+  /** Set when the data was kept on Retain volumes instead of the policy's protection: why, and which volumes. */
+  retained?: { decision: RetainDecision; volumes: BoundVolume[] };
   next: DeletionAction;
 }
 
@@ -98,7 +132,7 @@ function protectionStep(obs: DeletionObservation, method: ProtectionMethod): Del
     const className = obs.snapshotClass;
     for (const volume of obs.dataVolumes) {
       if (obs.snapshots.some((s) => s.pvcName === volume.name)) continue;
-      // A data volume already being deleted cannot be snapshotted any more; it was protected by an earlier run.
+      // A claim being deleted cannot be snapshotted: retain.ts keeps its volume instead (cause ClaimDeleting).
       if (volume.deleting) continue;
       if (!className) {
         return {
@@ -140,24 +174,60 @@ function protectionStep(obs: DeletionObservation, method: ProtectionMethod): Del
   return undefined;
 }
 
+const bound = (v: DataVolume): BoundVolume => ({ pvc: v.name, pv: v.volumeName ?? '' });
+
 /** The next thing to do for a SampleDB being deleted. */
 export function planDeletion(obs: DeletionObservation): DeletionPlan {
   const method = protectionMethod(obs);
-  const protecting = protectionStep(obs, method);
-  if (protecting) return { method, protected: false, next: protecting };
-  const plan = (next: DeletionAction): DeletionPlan => ({ method, protected: true, next });
+  // Hold first: from here on, no one (the namespace, a cascade, kubectl) can remove a claim before we release it.
+  // An orphaned claim was handed over (policy Retain) and released: it is not held again.
+  const unheld = obs.dataVolumes.filter((v) => !v.held && !v.deleting && !v.orphaned).map((v) => v.name);
+  if (obs.policy !== 'Delete' && unheld.length > 0)
+    return { method, protected: false, next: { kind: 'hold-data-volumes', names: unheld } };
+
+  const { decision, readyInMs } = cannotProtect(obs, method);
+  if (!decision) {
+    const protecting = protectionStep(obs, method);
+    if (protecting) {
+      const next =
+        protecting.kind === 'wait-backup' && readyInMs !== undefined
+          ? { ...protecting, giveUpInMs: readyInMs }
+          : protecting;
+      return { method, protected: false, next };
+    }
+  }
+  // The policy cannot be satisfied (or Retain meets a deleted claim): keep the data on its volumes, first.
+  const toRetain = volumesToRetain(obs, decision);
+  if (toRetain)
+    return {
+      method,
+      protected: false,
+      next: { kind: 'retain-volumes', volumes: toRetain.volumes.map(bound), decision: toRetain.decision },
+    };
+  const retainedVolumes = obs.dataVolumes.filter((v) => v.retained && v.volumeName).map(bound);
+  const plan = (next: DeletionAction): DeletionPlan => ({
+    method,
+    protected: true,
+    // Only when a volume was kept: a decision with nothing to keep (ready snapshots, unbound claims) is reported plainly.
+    ...(decision && retainedVolumes.length > 0 ? { retained: { decision, volumes: retainedVolumes } } : {}),
+    next,
+  });
 
   // The workload goes first: PostgreSQL stops writing before its volumes are released.
   if (obs.statefulSet === 'present') return plan({ kind: 'delete-statefulset' });
   if (obs.statefulSet === 'deleting' || obs.databasePodExists) return plan({ kind: 'wait-workload-gone' });
 
+  const held = obs.dataVolumes.filter((v) => v.held).map((v) => v.name);
   if (obs.policy === 'Retain') {
     const names = obs.dataVolumes.filter((v) => !v.orphaned && !v.deleting).map((v) => v.name);
     if (names.length > 0) return plan({ kind: 'orphan-data-volumes', names });
+    // Orphaned (or retained): nothing of ours may keep them; a new SampleDB of the name holds them again.
+    if (held.length > 0) return plan({ kind: 'release-data-volumes', names: held });
     return plan({ kind: 'remove-finalizer' });
   }
   const undeleted = obs.dataVolumes.filter((v) => !v.deleting).map((v) => v.name);
   if (undeleted.length > 0) return plan({ kind: 'delete-data-volumes', names: undeleted });
+  if (held.length > 0) return plan({ kind: 'release-data-volumes', names: held });
   if (obs.policy === 'Delete') {
     if (obs.backupObjects.length > 0)
       return plan({ kind: 'delete-backup-objects', names: [...obs.backupObjects] });

@@ -1,5 +1,5 @@
 // The DeletionProtected condition for a plan: how the data is protected, or what the deletion waits for. Pure.
-import { REASONS, SAMPLEDB_CONDITIONS } from '../../api/index.ts';
+import { DATA_FINALIZER, REASONS, SAMPLEDB_CONDITIONS } from '../../api/index.ts';
 import type { ConditionInput } from '../../runtime/index.ts';
 import type { SampleDbInstance } from '../instance.ts';
 import type { DeletionPlan } from './plan.ts';
@@ -13,6 +13,21 @@ export function deletionCondition(instance: SampleDbInstance, plan: DeletionPlan
     message,
   });
   const policy = instance.spec.deletion.policy;
+  const kept = (volumes: readonly { pvc: string; pv: string }[]) =>
+    volumes.map((v) => `PersistentVolume ${v.pv} (claim ${v.pvc})`).join(', ');
+  if (next.kind === 'retain-volumes')
+    return set(
+      'False',
+      REASONS.dataRetained,
+      `Keeping the data instead: switching ${kept(next.volumes)} to reclaimPolicy Retain, because ${next.decision.message} (${next.decision.cause}).`,
+    );
+  if (plan.protected && plan.retained) {
+    return set(
+      'True',
+      REASONS.dataRetained,
+      `The data is kept on ${kept(plan.retained.volumes)}, reclaimPolicy Retain: ${plan.retained.decision.message} (${plan.retained.decision.cause}). Recover it by binding a new claim to the volume (docs/deletion.md).`,
+    );
+  }
   if (plan.protected) {
     const how =
       plan.method === 'snapshot'
@@ -39,11 +54,23 @@ export function deletionCondition(instance: SampleDbInstance, plan: DeletionPlan
       REASONS.finalBackupRunning,
       `Taking a final pg_dump backup before the volumes are removed: attempt ${attempt}, after ${attempt - 1} failed.`,
     );
+  if (next.kind === 'wait-backup' && next.giveUpInMs !== undefined)
+    return set(
+      'False',
+      REASONS.finalBackupRunning,
+      `The final pg_dump backup waits for a Ready database; if it is not Ready in ${Math.ceil(next.giveUpInMs / 1000)}s, the data is kept on its volumes (reclaimPolicy Retain) instead.`,
+    );
   if (next.kind === 'wait-backup' || next.kind === 'create-backup')
     return set(
       'False',
       REASONS.finalBackupRunning,
       'Taking a final pg_dump backup before the volumes are removed.',
+    );
+  if (next.kind === 'hold-data-volumes')
+    return set(
+      'False',
+      REASONS.holdingVolumes,
+      `Holding ${next.names.join(', ')} (finalizer ${DATA_FINALIZER}) before the data is protected.`,
     );
   if (next.kind === 'wait-snapshot' && next.errors.length > 0) {
     return set(

@@ -101,7 +101,7 @@ export async function waitReady(
 }
 
 /** The pod spec a client needs under PodSecurity `restricted`. */
-const restrictedClient = {
+export const restrictedClient = {
   securityContext: {
     runAsNonRoot: true,
     runAsUser: 999,
@@ -200,18 +200,20 @@ export async function tableChecksums(
   namespace: string,
   sampleDbName: string,
 ): Promise<Record<string, string>> {
-  const out = await sql(
-    cluster,
-    namespace,
-    sampleDbName,
-    [
-      "SELECT format('SELECT %L || %L || coalesce(md5(string_agg(t::text, %L ORDER BY t::text)), %L) FROM %I.%I t',",
-      "  tablename, ' ', ',', 'empty', schemaname, tablename)",
-      "FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename \\gexec",
-    ].join('\n'),
-  );
+  return parseChecksums(await sql(cluster, namespace, sampleDbName, CHECKSUM_SQL));
+}
+
+/** psql input printing `<table> <md5 of its rows>` per public table (needs psql's gexec). */
+export const CHECKSUM_SQL = [
+  "SELECT format('SELECT %L || %L || coalesce(md5(string_agg(t::text, %L ORDER BY t::text)), %L) FROM %I.%I t',",
+  "  tablename, ' ', ',', 'empty', schemaname, tablename)",
+  "FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename \\gexec",
+].join('\n');
+
+export function parseChecksums(out: string): Record<string, string> {
   return Object.fromEntries(
     out
+      .trim()
       .split('\n')
       .filter(Boolean)
       .map((line) => line.split(' ') as [string, string]),

@@ -209,6 +209,38 @@ describe('kubectl sampledb against the control plane', { timeout: 120_000 }, () 
     assert.deepEqual(restore.spec, { sampleDB: { name: 'orders' }, backup: { name: 'orders-manual' } });
   });
 
+  it('drill creates a SampleDBDrill (once, or on a schedule the API checks) and refuses an unknown kind', async () => {
+    const once = await plugin('drill', 'orders', '--kind', 'kill-replica');
+    assert.equal(once.code, 0, once.stderr);
+    const name = /^sampledbdrill\.sampledb\.io\/(orders-kill-replica-\w+) created/m.exec(once.stdout)?.[1];
+    assert.ok(name, once.stdout);
+    const drill = JSON.parse(await kubectlOk(['get', 'sampledbdrill', name, '-n', namespace, '-o', 'json']));
+    assert.deepEqual(drill.spec, { sampleDB: { name: 'orders' }, kind: 'kill-replica', historyLimit: 5 });
+    const weekly = await plugin(
+      'drill',
+      'orders',
+      '--kind=restore-check',
+      '--schedule',
+      '0 4 * * 1',
+      '--name',
+      'weekly',
+    );
+    assert.equal(weekly.code, 0, weekly.stderr);
+    const scheduled = JSON.parse(
+      await kubectlOk(['get', 'sampledbdrill', 'weekly', '-n', namespace, '-o', 'json']),
+    );
+    assert.equal(scheduled.spec.schedule, '0 4 * * 1');
+    const badCron = await plugin('drill', 'orders', '--kind', 'restore-check', '--schedule', '0 25 * * *');
+    assert.equal(badCron.code, 1);
+    assert.match(badCron.stderr, /^error: refused by the API: .*spec\.schedule/m);
+    const badKind = await plugin('drill', 'orders', '--kind', 'unplug');
+    assert.equal(badKind.code, 2);
+    assert.match(badKind.stderr, /unknown drill kind "unplug"/);
+    const help = await plugin('drill', '--help');
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /sampledb\.io\/drills=allowed/);
+  });
+
   it('switchover sets the annotation for an instance and refuses anything else', async () => {
     const refused = await plugin('switchover', 'orders', '--to', 'orders-7');
     assert.equal(refused.code, 1);

@@ -219,7 +219,7 @@ describe('all namespaces: Secrets and ConfigMaps by label, the referenced ones b
       'three failed reconciles',
       async () => {
         const found = (operator?.logs() ?? [])
-          .filter((l) => l.msg === 'reconcile failed' && l.namespace === 'refusing' && l.name === 'db')
+          .filter((l) => l.msg === 'reconcile failed' && l.object === 'refusing/db')
           .map((l) => Number(l.retryInMs));
         return found.length >= 3 ? found : undefined;
       },

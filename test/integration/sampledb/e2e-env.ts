@@ -79,7 +79,11 @@ export async function startE2eEnv(): Promise<E2eEnv> {
   const plane = await ControlPlane.start({
     workloads: true,
     kwokPodSelector: [
-      { key: '.metadata.labels["app.kubernetes.io/component"]', operator: 'NotIn', values: ['backup'] },
+      {
+        key: '.metadata.labels["app.kubernetes.io/component"]',
+        operator: 'NotIn',
+        values: ['backup', 'drill'],
+      },
       { key: `.metadata.namespace | startswith("${MANUAL_PREFIX}")`, operator: 'NotIn', values: ['true'] },
     ],
   });

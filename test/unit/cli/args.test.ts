@@ -38,6 +38,37 @@ describe('kubectl sampledb argument parsing', () => {
     });
   });
 
+  it('parses drill with its kind, schedule and name, and refuses a missing or unknown kind', () => {
+    assert.deepEqual(parseArgs(['drill', 'orders', '--kind', 'kill-primary']), {
+      kind: 'run',
+      connection: {},
+      run: { command: 'drill', name: 'orders', kind: 'kill-primary' },
+    });
+    assert.deepEqual(
+      parseArgs(['drill', 'orders', '--kind=restore-check', '--schedule', '0 4 * * 1', '--name', 'weekly']),
+      {
+        kind: 'run',
+        connection: {},
+        run: {
+          command: 'drill',
+          name: 'orders',
+          kind: 'restore-check',
+          schedule: '0 4 * * 1',
+          drillName: 'weekly',
+        },
+      },
+    );
+    const missing = parseArgs(['drill', 'orders']);
+    assert.equal(missing.kind, 'error');
+    assert.match(missing.kind === 'error' ? missing.message : '', /drill needs --kind/);
+    const unknown = parseArgs(['drill', 'orders', '--kind', 'unplug']);
+    assert.match(
+      unknown.kind === 'error' ? unknown.message : '',
+      /unknown drill kind "unplug".*kill-primary/,
+    );
+    assert.equal(parseArgs(['backup', 'orders', '--kind', 'x']).kind, 'error');
+  });
+
   it('prints the usage, and each command its own help', () => {
     for (const argv of [['--help'], ['-h'], ['help']]) {
       const parsed = parseArgs(argv);

@@ -126,7 +126,7 @@ describe('SampleDbOperator RBAC', () => {
     );
   });
 
-  it('namespace-scoped mode produces a Role per watched namespace and only a read-only ClusterRole', () => {
+  it('namespace-scoped mode produces a Role per watched namespace and a ClusterRole of reads and the PV patch', () => {
     const manifests = synth({ watchNamespaces: ['team-a', 'team-b'] });
     const roles = byKind(manifests, 'Role').filter((r) => !r.metadata.name.endsWith('leader-election'));
     assert.deepEqual(roles.map((r) => r.metadata.namespace).sort(), ['team-a', 'team-b']);
@@ -135,8 +135,12 @@ describe('SampleDbOperator RBAC', () => {
     }
     const clusterRoles = byKind(manifests, 'ClusterRole');
     assert.equal(clusterRoles.length, 1);
-    const clusterVerbs = new Set(((clusterRoles[0]?.rules ?? []) as Rule[]).flatMap((r) => r.verbs));
-    assert.deepEqual([...clusterVerbs].sort(), ['get', 'list', 'watch']);
+    // Reads, and one write: patching a PersistentVolume to Retain when a deletion policy cannot be satisfied.
+    const clusterGrants = grants((clusterRoles[0]?.rules ?? []) as Rule[]);
+    assert.deepEqual(
+      clusterGrants.filter((g) => !/ (get|list|watch)$/.test(g)),
+      ['core/persistentvolumes patch'],
+    );
     const bindings = byKind(manifests, 'RoleBinding').map(
       (b) => `${b.metadata.namespace}/${b.metadata.name}`,
     );

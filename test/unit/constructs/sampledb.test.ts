@@ -93,10 +93,30 @@ describe('SampleDbCrds construct', () => {
     }>;
     assert.deepEqual(
       crds.map((c) => c.metadata.name),
-      ['sampledbs.sampledb.io', 'sampledbbackups.sampledb.io', 'sampledbrestores.sampledb.io'],
+      [
+        'sampledbs.sampledb.io',
+        'sampledbbackups.sampledb.io',
+        'sampledbrestores.sampledb.io',
+        'sampledbdrills.sampledb.io',
+      ],
     );
-    const [sampledb, backup, restore] = crds;
+    const [sampledb, backup, restore, drill] = crds;
     assert.deepEqual(restore?.spec.names.shortNames, ['sdbrestore']);
+    assert.deepEqual(drill?.spec.names.shortNames, ['sdbdrill']);
+    assert.deepEqual(
+      drill?.spec.versions[0]?.additionalPrinterColumns.map((c) => c.name),
+      [
+        'SampleDB',
+        'Kind',
+        'Phase',
+        'Last Result',
+        'Writable Seconds',
+        'Detect Seconds',
+        'Schedule',
+        'Message',
+        'Age',
+      ],
+    );
     assert.deepEqual(sampledb?.spec.names.shortNames, ['sdb']);
     assert.deepEqual(backup?.spec.names.shortNames, ['sdbbackup']);
     assert.deepEqual(sampledb?.spec.names.categories, ['sampledb-operator', 'all']);

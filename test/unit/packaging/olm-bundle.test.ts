@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import { parse } from 'yaml';
 import {
   sampleDbBackupValidator,
+  sampleDbDrillValidator,
   sampleDbRestoreValidator,
   sampleDbValidator,
 } from '../../../src/api/index.ts';
@@ -63,10 +64,16 @@ describe('OLM bundle', () => {
     );
     const bundleRules = [...(permissions[0]?.rules ?? []), ...(clusterPermissions[0]?.rules ?? [])];
     assert.deepEqual(new Set(bundleRules.map(key)), new Set(constructRules.map(key)));
+    // Cluster-wide only what is cluster-scoped: class reads, and the PersistentVolume patch (Retain fallback).
     for (const rule of clusterPermissions[0]?.rules ?? []) {
+      if ((rule.resources as string[]).includes('persistentvolumes')) {
+        assert.deepEqual(rule.verbs, ['patch'], key(rule));
+        continue;
+      }
       assert.ok(
-        ['storage.k8s.io', 'snapshot.storage.k8s.io'].includes((rule.apiGroups as string[])[0] as string),
-        `cluster-wide only for cluster-scoped reads: ${key(rule)}`,
+        ['storage.k8s.io', 'snapshot.storage.k8s.io'].includes((rule.apiGroups as string[])[0] as string) ||
+          JSON.stringify(rule.resources) === '["namespaces"]',
+        `cluster-wide only for cluster-scoped rules: ${key(rule)}`,
       );
       assert.deepEqual(rule.verbs, ['get', 'list', 'watch']);
     }
@@ -140,6 +147,7 @@ describe('OLM bundle', () => {
       SampleDB: sampleDbValidator,
       SampleDBBackup: sampleDbBackupValidator,
       SampleDBRestore: sampleDbRestoreValidator,
+      SampleDBDrill: sampleDbDrillValidator,
     };
     // One example per kind of the API: the OLM validators warn about a provided API without one.
     assert.deepEqual(examples.map((e) => e.kind).sort(), Object.keys(validators).sort());
@@ -165,6 +173,7 @@ describe('OLM bundle', () => {
       'manifests/sampledb-operator.clusterserviceversion.yaml',
       'manifests/sampledb-operator.poddisruptionbudget.yaml',
       'manifests/sampledbbackups.sampledb.io.crd.yaml',
+      'manifests/sampledbdrills.sampledb.io.crd.yaml',
       'manifests/sampledbrestores.sampledb.io.crd.yaml',
       'manifests/sampledbs.sampledb.io.crd.yaml',
     ]);

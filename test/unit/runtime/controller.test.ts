@@ -22,7 +22,12 @@ const widgets: ResourceType = {
 
 async function setup(
   reconcile: (req: ReconcileRequest) => Promise<{ requeueAfter?: number } | undefined>,
-  opts: { owns?: boolean; workers?: number; onError?: (req: ReconcileRequest, err: unknown) => void } = {},
+  opts: {
+    owns?: boolean;
+    workers?: number;
+    onError?: (req: ReconcileRequest, err: unknown) => void;
+    orphanKeys?: () => { namespace: string; name: string }[];
+  } = {},
 ) {
   const kube = new FakeKube();
   const clock = new FakeClock();
@@ -36,6 +41,7 @@ async function setup(
       reconciler: { reconcile },
       workers: opts.workers ?? 2,
       onError: opts.onError,
+      ...(opts.orphanKeys ? { orphanKeys: opts.orphanKeys } : {}),
     },
     { cache, clock, metrics: runtimeMetrics(registry) },
   );
@@ -57,6 +63,24 @@ describe('Controller', () => {
     await until(() => seen.length === 2, 'two reconciles');
     kube.put('c');
     await until(() => seen.includes('ns/c'), 'c reconciled');
+    await controller.shutdown();
+    await cache.stop();
+  });
+
+  it('at start also reconciles the keys orphanKeys names, though no primary has them', async () => {
+    const seen: string[] = [];
+    const { kube, cache, controller } = await setup(
+      async (req) => {
+        seen.push(`${req.namespace}/${req.name}`);
+        return undefined;
+      },
+      { orphanKeys: () => [{ namespace: 'ns', name: 'gone' }] },
+    );
+    kube.put('a');
+    await cache.waitForSync();
+    controller.startWorkers();
+    await until(() => seen.length === 2, 'two reconciles');
+    assert.deepEqual(seen.sort(), ['ns/a', 'ns/gone']);
     await controller.shutdown();
     await cache.stop();
   });

@@ -11,11 +11,12 @@ const now = new Date('2026-01-01T12:00:00Z');
 function observation(overrides: Partial<DeletionObservation> = {}): DeletionObservation {
   return {
     policy: 'Snapshot',
-    dataVolumes: [{ name: 'data-orders-0', deleting: false, orphaned: false }],
+    dataVolumes: [{ name: 'data-orders-0', deleting: false, orphaned: false, held: true, retained: false }],
     snapshots: [],
     backups: [],
     statefulSet: 'present',
     databasePodExists: true,
+    databaseReady: true,
     backupObjects: [],
     now,
     ...overrides,
@@ -80,7 +81,9 @@ describe('planDeletion: Snapshot policy', () => {
         backups: [{ name: 'b1', attempt: 1, phase: 'Completed' }],
         statefulSet: 'absent',
         databasePodExists: false,
-        dataVolumes: [{ name: 'data-orders-0', deleting: true, orphaned: false }],
+        dataVolumes: [
+          { name: 'data-orders-0', deleting: true, orphaned: false, held: false, retained: false },
+        ],
       }),
     );
     assert.deepEqual(plan.next, { kind: 'remove-finalizer' });
@@ -136,6 +139,25 @@ describe('planDeletion: Delete and Retain', () => {
       kind: 'delete-data-volumes',
       names: ['data-orders-0'],
     });
+    // Deleted (deletionTimestamp set), the claim is released from our finalizer; nothing is retained under Delete.
+    assert.deepEqual(
+      planDeletion(
+        observation({
+          ...base,
+          dataVolumes: [
+            {
+              name: 'data-orders-0',
+              deleting: true,
+              orphaned: false,
+              held: true,
+              volumeName: 'pv-1',
+              retained: false,
+            },
+          ],
+        }),
+      ).next,
+      { kind: 'release-data-volumes', names: ['data-orders-0'] },
+    );
     const volumesGone = { ...base, dataVolumes: [] };
     assert.deepEqual(planDeletion(observation({ ...volumesGone, backupObjects: ['nightly'] })).next, {
       kind: 'delete-backup-objects',
@@ -161,7 +183,23 @@ describe('planDeletion: Delete and Retain', () => {
     });
     assert.deepEqual(
       planDeletion(
-        observation({ ...base, dataVolumes: [{ name: 'data-orders-0', deleting: false, orphaned: true }] }),
+        observation({
+          ...base,
+          dataVolumes: [
+            { name: 'data-orders-0', deleting: false, orphaned: true, held: true, retained: false },
+          ],
+        }),
+      ).next,
+      { kind: 'release-data-volumes', names: ['data-orders-0'] },
+    );
+    assert.deepEqual(
+      planDeletion(
+        observation({
+          ...base,
+          dataVolumes: [
+            { name: 'data-orders-0', deleting: false, orphaned: true, held: false, retained: false },
+          ],
+        }),
       ).next,
       { kind: 'remove-finalizer' },
     );

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { BACKUP_SCRIPT, parseBackupResult } from '../../../src/sampledb/scripts/backup.ts';
+import { DRILL_CANARY_SCRIPT, DRILL_PROBE_SCRIPT } from '../../../src/sampledb/scripts/drill.ts';
 import { IN_PLACE_RESTORE_SCRIPT } from '../../../src/sampledb/scripts/in-place-restore.ts';
 import { INIT_SCRIPT } from '../../../src/sampledb/scripts/init.ts';
 import { MONITORING_ROLE_SCRIPT } from '../../../src/sampledb/scripts/monitoring-role.ts';
@@ -27,6 +28,8 @@ const scripts = {
   verify: VERIFY_SCRIPT,
   'in-place-restore': IN_PLACE_RESTORE_SCRIPT,
   prune: PRUNE_SCRIPT,
+  'drill-canary': DRILL_CANARY_SCRIPT,
+  'drill-probe': DRILL_PROBE_SCRIPT,
 };
 const hasShellcheck = spawnSync('shellcheck', ['--version']).status === 0;
 

@@ -27,6 +27,8 @@ function deletingSampleDb(spec: Partial<SampleDbSpec>, crashAt?: number): FakeAp
     apiVersion: 'apps/v1',
     kind: 'StatefulSet',
     metadata: { name: names.statefulSet, namespace: 'shop', labels: { ...labels.database } },
+    // Ready: the final backup has a database to dump (a database that is not is retain.test.ts's case).
+    status: { replicas: 1, readyReplicas: 1 },
   });
   api.put(PVCS, {
     apiVersion: 'v1',

@@ -17,9 +17,12 @@ import type {
 import {
   CONFIGMAPS,
   JOBS,
+  NAMESPACES,
   PODS,
   PVCS,
   SAMPLEDB_BACKUPS,
+  SAMPLEDB_DRILLS,
+  SAMPLEDB_RESTORES,
   SAMPLEDBS,
   SECRETS,
   SERVICES,
@@ -52,6 +55,9 @@ const WATCHED: readonly ResourceType[] = [
   PODS,
   PVCS,
   STORAGE_CLASSES,
+  SAMPLEDB_DRILLS,
+  SAMPLEDB_RESTORES,
+  NAMESPACES,
 ];
 
 type Obj = KubeObject & Record<string, unknown>;
@@ -221,10 +227,12 @@ export class FakeApiserver {
         }
         return store(rt, mergePatch(next, patch) as Obj);
       },
-      async delete(rt: ResourceType, ref: ObjectRef) {
+      async delete(rt: ResourceType, ref: ObjectRef, opts: { preconditions?: { uid?: string } } = {}) {
         self.#write('delete', rt, ref.name);
         const existing = find(rt, ref);
         if (!existing) throw notFound(ref);
+        if (opts.preconditions?.uid && opts.preconditions.uid !== existing.metadata.uid)
+          throw new ApiError(409, 'DELETE', ref.name, { reason: 'Conflict' });
         if ((existing.metadata.finalizers ?? []).length > 0) {
           existing.metadata.deletionTimestamp ??= '2026-02-01T00:00:00Z';
           return store(rt, existing);

@@ -1,0 +1,421 @@
+// What a SampleDBDrill does next, decided from what the cluster shows and the run recorded in its own status, nothing
+// else. A fault is transient (a deleted pod comes back), so the run's progress is written to status.current before
+// each irreversible write: the fault's target (by uid) and time are recorded before the deletion is sent, and every
+// action is idempotent (a deletion with a uid precondition, Jobs and the throw-away SampleDB created once), so an
+// operator killed between any two writes (including by its own kill-operator-leader drill) resumes the run.
+import {
+  DRILL_REASONS,
+  type DrillCurrentRun,
+  type DrillKind,
+  type DrillRun,
+  type DrillRunResult,
+} from '../../api/index.ts';
+import { throwawayName } from './names.ts';
+
+export type JobState<R> =
+  | { state: 'running' }
+  | { state: 'succeeded'; result: R }
+  | { state: 'failed'; message: string };
+
+/** What the probe Job reports (src/sampledb/scripts/drill.ts). */
+export interface ProbeResult {
+  /** Epoch milliseconds of the first write the client Service accepted. */
+  writableAtMs: number;
+  failedWrites: number;
+  canaryPresent: boolean;
+  replicasExpected: number;
+  replicasCaughtUp: number;
+  /** Epoch milliseconds when every expected replica had replayed the probe write (absent: not within the bound). */
+  caughtUpAtMs?: number;
+}
+
+export interface DrillPod {
+  name: string;
+  uid: string;
+  ready: boolean;
+  terminating: boolean;
+}
+
+/** The drilled SampleDB as the cache shows it; `status` fields are what the operator last wrote. */
+export interface DrillDb {
+  ready: boolean;
+  instances: number;
+  /** The elected primary (status.replication.primary), or pod 0 with one instance. */
+  primary?: string;
+  pods: readonly DrillPod[];
+  /** Conditions that show a fault once the operator has seen it (undefined: not set). */
+  primaryAvailable?: boolean;
+  primaryUnavailableSince?: string;
+  /** status.replication.instances[].ready by pod name. */
+  instanceReady: Readonly<Record<string, boolean>>;
+  replicasReady?: boolean;
+  upgrading: boolean;
+}
+
+export interface DrillObservation {
+  now: Date;
+  kind: DrillKind;
+  name: string;
+  sampleDbName: string;
+  /** A run is due now (first run of a drill without schedule, or a schedule slot not yet taken). */
+  due?: { slot?: string };
+  namespaceAllowed: boolean;
+  db?: DrillDb;
+  /** Something else changing this SampleDB (backup, restore, another drill), as a refusal reason and message. */
+  busy?: { reason: string; message: string };
+  operator: { leaderElection: boolean; identity: string };
+  /** restore-check: the newest Completed backup of the SampleDB. */
+  latestBackup?: string;
+  /** restore-check: the throw-away SampleDB of the current run. */
+  throwaway?: { ready: boolean; failed?: string; deleting: boolean };
+  current?: DrillCurrentRun;
+  /** Runs started (or refused) so far. */
+  runCount: number;
+  canaryJob?: JobState<true>;
+  probeJob?: JobState<ProbeResult>;
+}
+
+export type DrillAction =
+  | { kind: 'idle' }
+  | { kind: 'refuse'; reason: string; message: string }
+  | { kind: 'start-run'; current: DrillCurrentRun }
+  | { kind: 'create-canary' }
+  | { kind: 'inject'; current: DrillCurrentRun; target: DrillTarget }
+  | { kind: 'create-probe'; current: DrillCurrentRun }
+  | { kind: 'mark-detected'; current: DrillCurrentRun }
+  | { kind: 'create-throwaway'; backup: string }
+  | { kind: 'delete-throwaway'; current: DrillCurrentRun }
+  | { kind: 'wait'; message: string }
+  /** `slot`: the schedule slot a run refused before it started was due for. */
+  | { kind: 'finish'; run: DrillRun; slot?: string };
+
+/** What a fault hits: a database pod (deleted with its uid as precondition) or the leading operator's own pod. */
+export type DrillTarget = { kind: 'pod'; name: string; uid: string } | { kind: 'operator'; identity: string };
+
+/** How long a run may take from the fault to recovery before it is recorded as Failed (NotRecovered). */
+export const RECOVERY_TIMEOUT_MS = 10 * 60_000;
+/** restore-check: how long the throw-away SampleDB may take to become Ready. */
+export const RESTORE_TIMEOUT_MS = 20 * 60_000;
+
+const R = DRILL_REASONS;
+const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+const secondsBetween = (from: string | number, to: number) =>
+  Math.max(0, Math.round((to - (typeof from === 'number' ? from : Date.parse(from))) / 10) / 100);
+
+/** The guard rails, in order: the first that holds refuses the run, and nothing is injected. */
+export function guardRail(o: DrillObservation): { reason: string; message: string } | undefined {
+  if (!o.namespaceAllowed)
+    return {
+      reason: R.namespaceNotAllowed,
+      message:
+        'Drills run only in namespaces labelled sampledb.io/drills=allowed; label the namespace to allow them.',
+    };
+  if (o.kind === 'isolate-primary')
+    return {
+      reason: R.networkPolicyNotEnforced,
+      message:
+        'isolate-primary needs a CNI that enforces NetworkPolicy, and this operator has no way to prove that it ' +
+        'does (the API accepts NetworkPolicies whether or not anything enforces them); it is refused.',
+    };
+  if (o.kind === 'fill-disk')
+    return {
+      reason: R.fillDiskUnsafe,
+      message:
+        'fill-disk is refused: filling the data volume of a running PostgreSQL can stop it from writing WAL and ' +
+        'crash it, and the operator cannot bound or undo that safely.',
+    };
+  if (!o.db) return { reason: R.sampleDbNotFound, message: `SampleDB ${o.sampleDbName} was not found.` };
+  if (!o.db.ready)
+    return {
+      reason: R.sampleDbNotReady,
+      message: `SampleDB ${o.sampleDbName} is not Ready; a drill runs only against a healthy database.`,
+    };
+  if (o.db.upgrading)
+    return {
+      reason: R.upgradeInProgress,
+      message: `SampleDB ${o.sampleDbName} is being upgraded; drills wait for it.`,
+    };
+  if (o.busy) return o.busy;
+  const readyPods = o.db.pods.filter((p) => p.ready && !p.terminating);
+  if (o.kind === 'kill-primary' || o.kind === 'kill-replica') {
+    if (o.db.instances < 2 || readyPods.length < 2)
+      return {
+        reason: R.wouldLeaveNoHealthyInstance,
+        message: `${o.kind} needs at least 2 Ready instances (spec.instances ${o.db.instances}, ${readyPods.length} Ready): with fewer the fault would leave no healthy instance.`,
+      };
+  }
+  if (o.kind === 'kill-operator-leader' && !o.operator.leaderElection)
+    return {
+      reason: R.leaderElectionDisabled,
+      message:
+        'kill-operator-leader needs the operator to run with leader election (LEADER_ELECTION=true, 2 replicas): without it nothing takes over.',
+    };
+  if (o.kind === 'restore-check' && !o.latestBackup)
+    return {
+      reason: R.noCompletedBackup,
+      message: `SampleDB ${o.sampleDbName} has no Completed SampleDBBackup to restore.`,
+    };
+  return undefined;
+}
+
+/** The pod (or operator) the fault hits, chosen from what is there now. */
+export function chooseTarget(o: DrillObservation): DrillTarget | undefined {
+  if (o.kind === 'kill-operator-leader') return { kind: 'operator', identity: o.operator.identity };
+  const pods = (o.db?.pods ?? []).filter((p) => p.ready && !p.terminating);
+  const pick =
+    o.kind === 'kill-primary'
+      ? pods.find((p) => p.name === o.db?.primary)
+      : pods.filter((p) => p.name !== o.db?.primary).sort((a, b) => b.name.localeCompare(a.name))[0];
+  return pick ? { kind: 'pod', name: pick.name, uid: pick.uid } : undefined;
+}
+
+/** Whether the operator's own record of the SampleDB (its status), or a new leader, shows the fault. */
+export function faultSeen(o: DrillObservation, current: DrillCurrentRun): boolean {
+  const db = o.db;
+  if (o.kind === 'kill-operator-leader') return o.operator.identity !== current.target;
+  if (!db) return true;
+  if (!db.ready) return true;
+  if (o.kind === 'kill-primary')
+    return (
+      db.primaryAvailable === false ||
+      db.primaryUnavailableSince !== undefined ||
+      (db.primary !== undefined && db.primary !== current.target)
+    );
+  return (current.target ? db.instanceReady[current.target] === false : false) || db.replicasReady === false;
+}
+
+/** The database serves again: Ready, a primary the operator reports available, every instance's pod Ready. */
+export function recovered(o: DrillObservation, current: DrillCurrentRun): boolean {
+  const db = o.db;
+  if (!db?.ready || db.primaryAvailable === false) return false;
+  const pods = db.pods.filter((p) => p.ready && !p.terminating);
+  // The killed pod itself (same uid) being Ready means the deletion did not happen yet.
+  if (current.targetUid && pods.some((p) => p.uid === current.targetUid)) return false;
+  return pods.length >= db.instances;
+}
+
+function runRecord(
+  o: DrillObservation,
+  current: DrillCurrentRun,
+  result: DrillRunResult,
+  reason: string,
+  message: string,
+  extra: Partial<DrillRun> = {},
+): DrillAction {
+  return {
+    kind: 'finish',
+    run: {
+      run: current.run,
+      result,
+      reason,
+      message,
+      startedAt: current.startedAt,
+      finishedAt: iso(o.now),
+      ...(current.target ? { target: current.target } : {}),
+      ...extra,
+    },
+  };
+}
+
+/** The record of a run refused before anything was injected. */
+function refusedRun(o: DrillObservation, run: number, reason: string, message: string): DrillAction {
+  const action = runRecord(o, { run, step: 'canary', startedAt: iso(o.now) }, 'Refused', reason, message);
+  return o.due?.slot && action.kind === 'finish' ? { ...action, slot: o.due.slot } : action;
+}
+
+function measured(o: DrillObservation, current: DrillCurrentRun, probe: ProbeResult): DrillAction {
+  const injectedAt = current.injectedAt ?? current.startedAt;
+  const detectedAt = current.detectedAt ?? (faultSeen(o, current) ? iso(o.now) : undefined);
+  const extra: Partial<DrillRun> = {
+    writableSeconds: probe.failedWrites === 0 ? 0 : secondsBetween(injectedAt, probe.writableAtMs),
+    failedWrites: probe.failedWrites,
+    canaryPresent: probe.canaryPresent,
+    replicationCaughtUp: probe.replicasCaughtUp >= probe.replicasExpected,
+    ...(detectedAt ? { detectSeconds: secondsBetween(injectedAt, Date.parse(detectedAt)) } : {}),
+    ...(probe.caughtUpAtMs !== undefined && probe.replicasExpected > 0
+      ? { replicationSeconds: secondsBetween(probe.writableAtMs, probe.caughtUpAtMs) }
+      : {}),
+  };
+  const seen = detectedAt ? '' : ' The operator’s status never showed the fault.';
+  if (!probe.canaryPresent)
+    return runRecord(
+      o,
+      current,
+      'Failed',
+      R.canaryLost,
+      `The row written before the fault is gone after it: acknowledged data was lost.${seen}`,
+      extra,
+    );
+  if (probe.replicasCaughtUp < probe.replicasExpected)
+    return runRecord(
+      o,
+      current,
+      'Failed',
+      R.replicationBehind,
+      `Writes are accepted again, but only ${probe.replicasCaughtUp} of ${probe.replicasExpected} replicas replayed the probe write in time.${seen}`,
+      extra,
+    );
+  return runRecord(
+    o,
+    current,
+    'Succeeded',
+    R.recovered,
+    `Recovered: writes accepted ${extra.writableSeconds}s after the fault, the canary row is there, ${probe.replicasCaughtUp} of ${probe.replicasExpected} replicas caught up.${seen}`,
+    extra,
+  );
+}
+
+function planRestoreCheck(o: DrillObservation, current: DrillCurrentRun): DrillAction {
+  const started = Date.parse(current.restoreStartedAt ?? current.startedAt);
+  if (current.step === 'restore') {
+    if (!o.throwaway) {
+      if (!o.latestBackup)
+        return runRecord(o, current, 'Refused', R.noCompletedBackup, 'No Completed backup to restore.');
+      return { kind: 'create-throwaway', backup: o.latestBackup ?? '' };
+    }
+    if (o.throwaway.ready)
+      return {
+        kind: 'delete-throwaway',
+        current: { ...current, step: 'cleanup', restoreReadyAt: iso(o.now) },
+      };
+    if (o.throwaway.failed || o.now.getTime() - started > RESTORE_TIMEOUT_MS)
+      return { kind: 'delete-throwaway', current: { ...current, step: 'cleanup' } };
+    return { kind: 'wait', message: `Restoring the latest backup into ${current.target}.` };
+  }
+  // cleanup: the result was decided when the step changed (restoreReadyAt set or not).
+  if (o.throwaway) {
+    if (!o.throwaway.deleting) return { kind: 'delete-throwaway', current };
+    return { kind: 'wait', message: `Deleting the throw-away SampleDB ${current.target}.` };
+  }
+  const readyAt = current.restoreReadyAt;
+  if (readyAt)
+    return runRecord(
+      o,
+      current,
+      'Succeeded',
+      R.restoreChecked,
+      `The latest backup restored into ${current.target}, which became Ready in ${secondsBetween(started, Date.parse(readyAt))}s; it was deleted.`,
+      { restoreSeconds: secondsBetween(started, Date.parse(readyAt)) },
+    );
+  return runRecord(
+    o,
+    current,
+    'Failed',
+    R.restoreCheckFailed,
+    `The latest backup did not restore into a Ready SampleDB ${current.target} within ${RESTORE_TIMEOUT_MS / 60_000} min or its restore failed; it was deleted.`,
+  );
+}
+
+export function planDrill(o: DrillObservation): DrillAction {
+  const current = o.current;
+  if (!current) {
+    if (!o.due) return { kind: 'idle' };
+    const refused = guardRail(o);
+    const run = o.runCount + 1;
+    if (refused) return refusedRun(o, run, refused.reason, refused.message);
+    const startedAt = iso(o.now);
+    const slot = o.due.slot ? { slot: o.due.slot } : {};
+    if (o.kind === 'restore-check')
+      return {
+        kind: 'start-run',
+        current: {
+          run,
+          step: 'restore',
+          startedAt,
+          restoreStartedAt: startedAt,
+          target: throwawayName(o.sampleDbName, run),
+          ...slot,
+        },
+      };
+    return { kind: 'start-run', current: { run, step: 'canary', startedAt, ...slot } };
+  }
+  if (o.kind === 'restore-check') return planRestoreCheck(o, current);
+
+  if (current.step === 'canary') {
+    if (!o.canaryJob) return { kind: 'create-canary' };
+    if (o.canaryJob.state === 'running')
+      return { kind: 'wait', message: 'Writing the canary row before the fault.' };
+    if (o.canaryJob.state === 'failed')
+      return runRecord(
+        o,
+        current,
+        'Failed',
+        R.canaryFailed,
+        `The canary row could not be written, so no fault was injected: ${o.canaryJob.message}`,
+      );
+    // The database may have changed while the canary was written: the guard rails hold at the moment of the fault.
+    const refused = guardRail(o);
+    if (refused) return runRecord(o, current, 'Refused', refused.reason, refused.message);
+    const target = chooseTarget(o);
+    if (!target)
+      return runRecord(
+        o,
+        current,
+        'Refused',
+        R.wouldLeaveNoHealthyInstance,
+        `No Ready pod to hit for ${o.kind}.`,
+      );
+    return {
+      kind: 'inject',
+      target,
+      current: {
+        ...current,
+        step: 'inject',
+        injectedAt: iso(o.now),
+        target: target.kind === 'pod' ? target.name : target.identity,
+        ...(target.kind === 'pod' ? { targetUid: target.uid } : {}),
+      },
+    };
+  }
+
+  if (current.step === 'inject') {
+    // Resumed after the fault was recorded: send it again (a no-op once it happened), then start the probe.
+    if (o.kind === 'kill-operator-leader' && o.operator.identity === current.target)
+      return { kind: 'inject', target: { kind: 'operator', identity: o.operator.identity }, current };
+    if (
+      o.kind !== 'kill-operator-leader' &&
+      current.target &&
+      current.targetUid &&
+      o.db?.pods.some((p) => p.uid === current.targetUid && !p.terminating)
+    )
+      return {
+        kind: 'inject',
+        target: { kind: 'pod', name: current.target, uid: current.targetUid },
+        current,
+      };
+    return { kind: 'create-probe', current: { ...current, step: 'recover' } };
+  }
+
+  // recover
+  if (!o.probeJob) return { kind: 'create-probe', current };
+  if (!current.detectedAt && faultSeen(o, current))
+    return { kind: 'mark-detected', current: { ...current, detectedAt: iso(o.now) } };
+  const since = Date.parse(current.injectedAt ?? current.startedAt);
+  const late = o.now.getTime() - since > RECOVERY_TIMEOUT_MS;
+  if (o.probeJob.state === 'failed')
+    return runRecord(
+      o,
+      current,
+      'Failed',
+      R.probeFailed,
+      `The write probe failed: ${o.probeJob.message}`,
+      current.detectedAt ? { detectSeconds: secondsBetween(since, Date.parse(current.detectedAt)) } : {},
+    );
+  if (o.probeJob.state === 'succeeded' && recovered(o, current))
+    return measured(o, current, o.probeJob.result);
+  if (late)
+    return runRecord(
+      o,
+      current,
+      'Failed',
+      R.notRecovered,
+      `SampleDB ${o.sampleDbName} did not recover (Ready, primary available, every instance Ready, the write probe done) within ${RECOVERY_TIMEOUT_MS / 60_000} min of the fault.`,
+    );
+  return {
+    kind: 'wait',
+    message:
+      o.probeJob.state === 'running'
+        ? 'Fault injected: waiting for writes to be accepted again.'
+        : 'Writes accepted again: waiting for every instance to be Ready.',
+  };
+}

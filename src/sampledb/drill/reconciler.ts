@@ -1,0 +1,165 @@
+// The SampleDBDrill controller: observes (observe.ts), asks planDrill (plan.ts) for the next action and performs it,
+// writing status.current before any write that cannot be taken back (the fault), so a restarted operator (or the
+// next leader, after a kill-operator-leader drill) resumes the run. Each run ends in status.runs, an Event and the
+// drill metrics.
+import { isDeepStrictEqual } from 'node:util';
+import { API_VERSION, EVENT_REASONS, KINDS, type SampleDbDrillStatus } from '../../api/index.ts';
+import {
+  ConflictError,
+  describeError,
+  type ReconcileContext,
+  type ReconcileRequest,
+  type ReconcileResult,
+  type Reconciler,
+} from '../../runtime/index.ts';
+import { resolveInstance } from '../instance.ts';
+import { JOBS, PODS, SAMPLEDB_DRILLS, SAMPLEDBS } from '../resources.ts';
+import type { SampleDbDeps } from '../steps/context.ts';
+import { Writer } from '../writer.ts';
+import { canaryJobName, probeJobName } from './names.ts';
+import { drillJob, throwawaySampleDb } from './objects.ts';
+import { dueRun, type OperatorIdentity, observeDrill } from './observe.ts';
+import { type DrillAction, planDrill } from './plan.ts';
+import { drillStatus } from './status.ts';
+
+export interface DrillDeps extends SampleDbDeps {
+  operator: OperatorIdentity;
+}
+
+/** While a run is in progress, look again this often even without events (the clock decides timeouts). */
+const RUN_REQUEUE_MS = 2_000;
+const MAX_IDLE_REQUEUE_MS = 60 * 60_000;
+
+export class SampleDbDrillReconciler implements Reconciler {
+  readonly #deps: DrillDeps;
+
+  constructor(deps: DrillDeps) {
+    this.#deps = deps;
+  }
+
+  async reconcile(req: ReconcileRequest, rc: ReconcileContext): Promise<ReconcileResult> {
+    const { view } = this.#deps;
+    const now = (this.#deps.now ?? (() => new Date()))();
+    const drill = view.get(SAMPLEDB_DRILLS, req.namespace, req.name);
+    if (!drill || drill.metadata.deletionTimestamp) return undefined;
+    const o = observeDrill(view, drill, this.#deps.operator, now);
+    const action = planDrill(o);
+    const write = new Writer(this.#deps.client);
+    if (action.kind !== 'idle' && action.kind !== 'wait') rc.log.info({ action: action.kind }, 'drill step');
+    const ns = req.namespace;
+    const db = view.get(SAMPLEDBS, ns, drill.spec.sampleDB.name);
+    const instance = db ? resolveInstance(db, this.#deps.defaults) : undefined;
+    const writeStatus = async (status: SampleDbDrillStatus) => {
+      if (isDeepStrictEqual(JSON.parse(JSON.stringify(status)), drill.status ?? {})) return;
+      await write.only(['status']).applyStatus(SAMPLEDB_DRILLS, {
+        apiVersion: API_VERSION,
+        kind: KINDS.sampleDbDrill,
+        metadata: { name: req.name, namespace: ns },
+        status,
+      });
+    };
+    const event = (type: 'Normal' | 'Warning', reason: string, note: string) =>
+      write
+        .only(['event'])
+        .event({ regarding: drill, type, reason, action: 'Drill', note })
+        .catch((err: unknown) => rc.log.warn({ err: describeError(err) }, 'could not record event'));
+    const status = (a: DrillAction) => drillStatus(drill, a, now, dueRun(drill, now).next);
+
+    switch (action.kind) {
+      case 'start-run':
+        await writeStatus(status(action));
+        await event(
+          'Normal',
+          EVENT_REASONS.drillStarted,
+          `Run ${action.current.run} of ${drill.spec.kind} started.`,
+        );
+        break;
+      case 'create-canary':
+        if (instance && drill.status?.current)
+          await write.createOnce(JOBS, drillJob(instance, drill, drill.status.current.run, 'canary'));
+        break;
+      case 'inject': {
+        // Recorded first: once the deletion is sent, the run must be resumable as "injected".
+        await writeStatus(status(action));
+        if (action.current.step === 'inject' && drill.status?.current?.step !== 'inject')
+          await event(
+            'Warning',
+            EVENT_REASONS.drillFaultInjected,
+            `${drill.spec.kind}: deleting ${action.current.target}.`,
+          );
+        const target = action.target;
+        if (target.kind === 'pod')
+          await write
+            .delete(PODS, { namespace: ns, name: target.name }, { preconditions: { uid: target.uid } })
+            .catch((err: unknown) => {
+              // A uid precondition that no longer holds is a pod already gone and re-created: the fault happened.
+              if (!(err instanceof ConflictError)) throw err;
+            });
+        else if (this.#deps.operator.namespace)
+          await write.delete(PODS, { namespace: this.#deps.operator.namespace, name: target.identity });
+        // The pod's deletion is watched; the operator's own pod stops this process (a second request is harmless).
+        return { requeueAfter: target.kind === 'pod' ? 200 : 2_000 };
+      }
+      case 'create-probe':
+        if (instance) await write.createOnce(JOBS, drillJob(instance, drill, action.current.run, 'probe'));
+        await writeStatus(status(action));
+        break;
+      case 'mark-detected':
+        await writeStatus(status(action));
+        await event(
+          'Normal',
+          EVENT_REASONS.drillFaultDetected,
+          `The operator saw the fault ${(
+            (Date.parse(action.current.detectedAt ?? '') - Date.parse(action.current.injectedAt ?? '')) / 1000
+          ).toFixed(1)}s after it was injected.`,
+        );
+        break;
+      case 'create-throwaway':
+        if (db && drill.status?.current)
+          await write.createOnce(
+            SAMPLEDBS,
+            throwawaySampleDb(db, drill, drill.status.current.run, action.backup),
+          );
+        break;
+      case 'delete-throwaway':
+        await writeStatus(status(action));
+        if (action.current.target)
+          await write.delete(SAMPLEDBS, { namespace: ns, name: action.current.target });
+        break;
+      case 'finish': {
+        await writeStatus(status(action));
+        const run = action.run;
+        await event(
+          run.result === 'Succeeded' ? 'Normal' : 'Warning',
+          run.result === 'Succeeded'
+            ? EVENT_REASONS.drillSucceeded
+            : run.result === 'Refused'
+              ? EVENT_REASONS.drillRefused
+              : EVENT_REASONS.drillFailed,
+          `${drill.spec.kind} run ${run.run}: ${run.reason}: ${run.message}`.slice(0, 1024),
+        );
+        // The Jobs' results are in status.runs now; their pods would only pile up with every scheduled run. As for
+        // backups, the TTL controller removes them (ttlSecondsAfterFinished 0): no delete right on Jobs needed.
+        for (const name of [canaryJobName(req.name, run.run), probeJobName(req.name, run.run)])
+          await write.patch(
+            JOBS,
+            { namespace: ns, name },
+            { spec: { ttlSecondsAfterFinished: 0 } },
+            { ifMissing: 'skip' },
+          );
+        break;
+      }
+      case 'wait':
+      case 'idle':
+        await writeStatus(status(action));
+        break;
+    }
+    if (action.kind === 'idle') {
+      const next = dueRun(drill, now).next;
+      return next
+        ? { requeueAfter: Math.min(MAX_IDLE_REQUEUE_MS, Math.max(1_000, next.getTime() - now.getTime())) }
+        : undefined;
+    }
+    return { requeueAfter: action.kind === 'wait' ? RUN_REQUEUE_MS : 100 };
+  }
+}

@@ -1,0 +1,358 @@
+// The drill planner: from what the cluster shows (and the run recorded in the drill's status) to the next action.
+// Tables: each guard rail refuses with its reason; a kill-primary run walks canary → inject → probe → detected →
+// measured; a resumed run (operator killed after recording the fault) re-sends the fault or goes on; restore-check
+// walks create → Ready → delete → Succeeded; the measurements come out of the probe's report.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { DrillCurrentRun, DrillKind } from '../../../../src/api/index.ts';
+import {
+  type DrillAction,
+  type DrillDb,
+  type DrillObservation,
+  type ProbeResult,
+  planDrill,
+} from '../../../../src/sampledb/drill/plan.ts';
+
+const NOW = new Date('2026-12-04T02:00:10Z');
+const pods = [
+  { name: 'orders-0', uid: 'u0', ready: true, terminating: false },
+  { name: 'orders-1', uid: 'u1', ready: true, terminating: false },
+];
+const healthy: DrillDb = {
+  ready: true,
+  instances: 2,
+  primary: 'orders-0',
+  pods,
+  primaryAvailable: true,
+  instanceReady: { 'orders-0': true, 'orders-1': true },
+  replicasReady: true,
+  upgrading: false,
+};
+const base = (kind: DrillKind = 'kill-primary', more: Partial<DrillObservation> = {}): DrillObservation => ({
+  now: NOW,
+  kind,
+  name: 'drill',
+  sampleDbName: 'orders',
+  due: {},
+  namespaceAllowed: true,
+  db: healthy,
+  operator: { leaderElection: true, identity: 'operator-a' },
+  runCount: 0,
+  latestBackup: 'orders-nightly',
+  ...more,
+});
+const canary: DrillCurrentRun = { run: 1, step: 'canary', startedAt: '2026-12-04T02:00:00Z' };
+const injected: DrillCurrentRun = {
+  ...canary,
+  step: 'recover',
+  target: 'orders-0',
+  targetUid: 'u0',
+  injectedAt: '2026-12-04T02:00:02Z',
+};
+const probe = (r: Partial<ProbeResult> = {}): DrillObservation['probeJob'] => ({
+  state: 'succeeded',
+  result: {
+    writableAtMs: Date.parse('2026-12-04T02:00:08.5Z'),
+    failedWrites: 12,
+    canaryPresent: true,
+    replicasExpected: 1,
+    replicasCaughtUp: 1,
+    caughtUpAtMs: Date.parse('2026-12-04T02:00:09Z'),
+    ...r,
+  },
+});
+const afterFailover: DrillDb = {
+  ...healthy,
+  primary: 'orders-1',
+  pods: [
+    { name: 'orders-0', uid: 'u0b', ready: true, terminating: false },
+    pods[1] as DrillDb['pods'][number],
+  ],
+};
+
+const finished = (a: DrillAction) => {
+  assert.equal(a.kind, 'finish', JSON.stringify(a));
+  return (a as Extract<DrillAction, { kind: 'finish' }>).run;
+};
+
+describe('planDrill guard rails', () => {
+  const cases: Array<[string, DrillObservation, string]> = [
+    ['namespace not labelled', base('kill-primary', { namespaceAllowed: false }), 'NamespaceNotAllowed'],
+    ['isolate-primary without enforced NetworkPolicy', base('isolate-primary'), 'NetworkPolicyNotEnforced'],
+    ['fill-disk', base('fill-disk'), 'FillDiskUnsafe'],
+    ['SampleDB missing', base('kill-primary', { db: undefined as never }), 'SampleDBNotFound'],
+    ['SampleDB not Ready', base('kill-primary', { db: { ...healthy, ready: false } }), 'SampleDBNotReady'],
+    ['upgrade running', base('kill-primary', { db: { ...healthy, upgrading: true } }), 'UpgradeInProgress'],
+    [
+      'backup running',
+      base('kill-primary', { busy: { reason: 'BackupInProgress', message: 'SampleDBBackup b is running' } }),
+      'BackupInProgress',
+    ],
+    [
+      'another drill running',
+      base('kill-replica', { busy: { reason: 'DrillInProgress', message: 'SampleDBDrill d is running' } }),
+      'DrillInProgress',
+    ],
+    [
+      'kill-primary on one instance',
+      base('kill-primary', { db: { ...healthy, instances: 1, pods: pods.slice(0, 1) } }),
+      'WouldLeaveNoHealthyInstance',
+    ],
+    [
+      'kill-replica with the only replica not Ready',
+      base('kill-replica', {
+        db: { ...healthy, pods: [pods[0] as DrillDb['pods'][number], { ...pods[1], ready: false } as never] },
+      }),
+      'WouldLeaveNoHealthyInstance',
+    ],
+    [
+      'kill-operator-leader without leader election',
+      base('kill-operator-leader', { operator: { leaderElection: false, identity: 'x' } }),
+      'LeaderElectionDisabled',
+    ],
+    [
+      'restore-check without a backup',
+      base('restore-check', { latestBackup: undefined as never }),
+      'NoCompletedBackup',
+    ],
+  ];
+  for (const [what, o, reason] of cases) {
+    it(`refuses: ${what} → ${reason}`, () => {
+      const clean = JSON.parse(JSON.stringify(o)) as DrillObservation;
+      clean.now = NOW;
+      const run = finished(planDrill(clean));
+      assert.equal(run.result, 'Refused');
+      assert.equal(run.reason, reason);
+      assert.ok(run.message.length > 10);
+    });
+  }
+
+  it('does nothing when no run is due', () => {
+    assert.deepEqual(planDrill(base('kill-primary', { due: undefined as never })), { kind: 'idle' });
+  });
+
+  it('checks the guard rails again at the moment of the fault', () => {
+    const run = finished(
+      planDrill(
+        base('kill-primary', {
+          current: canary,
+          canaryJob: { state: 'succeeded', result: true },
+          db: { ...healthy, ready: false },
+        }),
+      ),
+    );
+    assert.equal(run.reason, 'SampleDBNotReady');
+  });
+});
+
+describe('planDrill kill-primary', () => {
+  it('walks start → canary → inject (primary by uid) → probe → detected → measured', () => {
+    const start = planDrill(base());
+    assert.equal(start.kind, 'start-run');
+    assert.deepEqual(planDrill(base('kill-primary', { current: canary })), { kind: 'create-canary' });
+    assert.equal(
+      planDrill(base('kill-primary', { current: canary, canaryJob: { state: 'running' } })).kind,
+      'wait',
+    );
+    const inject = planDrill(
+      base('kill-primary', { current: canary, canaryJob: { state: 'succeeded', result: true } }),
+    );
+    assert.equal(inject.kind, 'inject');
+    if (inject.kind !== 'inject') return;
+    assert.deepEqual(inject.target, { kind: 'pod', name: 'orders-0', uid: 'u0' });
+    assert.equal(inject.current.injectedAt, '2026-12-04T02:00:10Z');
+    // The pod is gone: the probe starts.
+    const gone = { ...inject.current, injectedAt: '2026-12-04T02:00:02Z' };
+    const probeAction = planDrill(
+      base('kill-primary', { current: gone, db: { ...healthy, pods: pods.slice(1) } }),
+    );
+    assert.equal(probeAction.kind, 'create-probe');
+    // The operator's status shows the primary unavailable: detected.
+    const detected = planDrill(
+      base('kill-primary', {
+        current: injected,
+        probeJob: { state: 'running' },
+        db: { ...healthy, primaryAvailable: false, pods: pods.slice(1) },
+      }),
+    );
+    assert.equal(detected.kind, 'mark-detected');
+    // Writes back, every instance Ready again: the run is measured.
+    const run = finished(
+      planDrill(
+        base('kill-primary', {
+          current: { ...injected, detectedAt: '2026-12-04T02:00:03Z' },
+          probeJob: probe(),
+          db: afterFailover,
+        }),
+      ),
+    );
+    assert.equal(run.result, 'Succeeded');
+    assert.equal(run.reason, 'Recovered');
+    assert.equal(run.detectSeconds, 1);
+    assert.equal(run.writableSeconds, 6.5);
+    assert.equal(run.replicationSeconds, 0.5);
+    assert.equal(run.canaryPresent, true);
+    assert.equal(run.replicationCaughtUp, true);
+    assert.equal(run.target, 'orders-0');
+  });
+
+  it('a resumed run with the target still there sends the same deletion again; the recorded time stays', () => {
+    const current = { ...injected, step: 'inject' as const };
+    const a = planDrill(base('kill-primary', { current }));
+    assert.equal(a.kind, 'inject');
+    if (a.kind === 'inject') {
+      assert.equal(a.current.injectedAt, injected.injectedAt);
+      assert.deepEqual(a.target, { kind: 'pod', name: 'orders-0', uid: 'u0' });
+    }
+    // Same name, new uid: that is the re-created pod, the fault happened.
+    assert.equal(planDrill(base('kill-primary', { current, db: afterFailover })).kind, 'create-probe');
+  });
+
+  it('waits while the killed pod is back but not yet Ready, then fails after the timeout', () => {
+    const notBack = {
+      ...afterFailover,
+      pods: [{ ...pods[0], uid: 'u0b', ready: false } as never, pods[1] as never],
+    };
+    const current = { ...injected, detectedAt: '2026-12-04T02:00:03Z' };
+    assert.equal(planDrill(base('kill-primary', { current, probeJob: probe(), db: notBack })).kind, 'wait');
+    const late = planDrill(
+      base('kill-primary', {
+        current,
+        probeJob: probe(),
+        db: notBack,
+        now: new Date('2026-12-04T02:20:00Z'),
+      }),
+    );
+    assert.equal(finished(late).reason, 'NotRecovered');
+  });
+
+  const outcomes: Array<[string, Partial<ProbeResult>, string, string]> = [
+    ['canary lost', { canaryPresent: false }, 'Failed', 'CanaryLost'],
+    [
+      'a replica behind',
+      { replicasCaughtUp: 0, caughtUpAtMs: undefined as never },
+      'Failed',
+      'ReplicationBehind',
+    ],
+    ['no write refused', { failedWrites: 0 }, 'Succeeded', 'Recovered'],
+  ];
+  for (const [what, r, result, reason] of outcomes) {
+    it(`records ${what} as ${result} (${reason})`, () => {
+      const clean = JSON.parse(JSON.stringify(r)) as Partial<ProbeResult>;
+      const run = finished(
+        planDrill(
+          base('kill-primary', {
+            current: { ...injected, detectedAt: '2026-12-04T02:00:03Z' },
+            probeJob: probe(clean),
+            db: afterFailover,
+          }),
+        ),
+      );
+      assert.equal(run.result, result);
+      assert.equal(run.reason, reason);
+      if (clean.failedWrites === 0) assert.equal(run.writableSeconds, 0);
+    });
+  }
+
+  it('a canary that cannot be written ends the run before any fault', () => {
+    const run = finished(
+      planDrill(
+        base('kill-primary', { current: canary, canaryJob: { state: 'failed', message: 'timeout' } }),
+      ),
+    );
+    assert.equal(run.reason, 'CanaryFailed');
+    assert.equal(run.target, undefined);
+  });
+});
+
+describe('planDrill kill-replica and kill-operator-leader', () => {
+  it('kill-replica hits a Ready pod that is not the primary, detected when its instance is not ready', () => {
+    const a = planDrill(
+      base('kill-replica', { current: canary, canaryJob: { state: 'succeeded', result: true } }),
+    );
+    assert.equal(a.kind, 'inject');
+    if (a.kind === 'inject') assert.deepEqual(a.target, { kind: 'pod', name: 'orders-1', uid: 'u1' });
+    const current = { ...injected, target: 'orders-1', targetUid: 'u1' };
+    const seen = planDrill(
+      base('kill-replica', {
+        current,
+        probeJob: { state: 'running' },
+        db: { ...healthy, instanceReady: { 'orders-0': true, 'orders-1': false } },
+      }),
+    );
+    assert.equal(seen.kind, 'mark-detected');
+  });
+
+  it('kill-operator-leader targets its own identity; the next leader sees the fault and goes on', () => {
+    const a = planDrill(
+      base('kill-operator-leader', { current: canary, canaryJob: { state: 'succeeded', result: true } }),
+    );
+    assert.equal(a.kind, 'inject');
+    if (a.kind !== 'inject') return;
+    assert.deepEqual(a.target, { kind: 'operator', identity: 'operator-a' });
+    // Still the same process (the deletion is on its way): send it again.
+    assert.equal(planDrill(base('kill-operator-leader', { current: a.current })).kind, 'inject');
+    // Another leader: the probe starts, then the new leader is the detection.
+    const next = { leaderElection: true, identity: 'operator-b' };
+    assert.equal(
+      planDrill(base('kill-operator-leader', { current: a.current, operator: next })).kind,
+      'create-probe',
+    );
+    const recovering = { ...a.current, step: 'recover' as const };
+    assert.equal(
+      planDrill(
+        base('kill-operator-leader', { current: recovering, operator: next, probeJob: { state: 'running' } }),
+      ).kind,
+      'mark-detected',
+    );
+  });
+});
+
+describe('planDrill restore-check', () => {
+  const started: DrillCurrentRun = {
+    run: 1,
+    step: 'restore',
+    startedAt: '2026-12-04T02:00:00Z',
+    restoreStartedAt: '2026-12-04T02:00:00Z',
+    target: 'orders-drill1',
+  };
+  it('walks create throw-away → Ready → delete → Succeeded with the restore time', () => {
+    const start = planDrill(base('restore-check'));
+    assert.equal(start.kind, 'start-run');
+    if (start.kind === 'start-run') assert.equal(start.current.target, 'orders-drill1');
+    assert.deepEqual(planDrill(base('restore-check', { current: started })), {
+      kind: 'create-throwaway',
+      backup: 'orders-nightly',
+    });
+    const readyAction = planDrill(
+      base('restore-check', { current: started, throwaway: { ready: true, deleting: false } }),
+    );
+    assert.equal(readyAction.kind, 'delete-throwaway');
+    if (readyAction.kind !== 'delete-throwaway') return;
+    assert.equal(readyAction.current.restoreReadyAt, '2026-12-04T02:00:10Z');
+    const cleanup = readyAction.current;
+    assert.equal(
+      planDrill(base('restore-check', { current: cleanup, throwaway: { ready: true, deleting: true } })).kind,
+      'wait',
+    );
+    const run = finished(planDrill(base('restore-check', { current: cleanup })));
+    assert.equal(run.result, 'Succeeded');
+    assert.equal(run.restoreSeconds, 10);
+  });
+
+  it('a restore that fails is cleaned up and recorded as Failed', () => {
+    const a = planDrill(
+      base('restore-check', {
+        current: started,
+        throwaway: { ready: false, failed: 'pg_restore', deleting: false },
+      }),
+    );
+    assert.equal(a.kind, 'delete-throwaway');
+    if (a.kind !== 'delete-throwaway') return;
+    assert.equal(a.current.restoreReadyAt, undefined);
+    assert.equal(
+      finished(planDrill(base('restore-check', { current: a.current }))).reason,
+      'RestoreCheckFailed',
+    );
+  });
+});
