@@ -142,7 +142,21 @@ describe('major upgrade faults on a real node', () => {
       '--wait=false',
     ]);
     const { status, steps } = await settled(name);
-    process.stderr.write(`Job pod killed: ended ${status.upgrade?.step}; steps ${[...steps].join(' ')}\n`);
+    const record = await kubectlJson<{ status?: { failed?: number; succeeded?: number } }>(cluster, [
+      'get',
+      'job',
+      job,
+      '-n',
+      namespace,
+    ]);
+    process.stderr.write(
+      `Job pod killed: ended ${status.upgrade?.step}; steps ${[...steps].join(' ')}; upgrade Job ${JSON.stringify(record?.status ?? {})}\n`,
+    );
+    if (status.upgrade?.step === 'Done')
+      assert.ok(
+        (record?.status?.failed ?? 0) >= 1,
+        'the killed pod counts as a failed attempt: the retry finished',
+      );
     await assertEndedSafely(name, status, checksums);
   });
 
