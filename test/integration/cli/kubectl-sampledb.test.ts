@@ -141,7 +141,7 @@ describe('kubectl sampledb against the control plane', { timeout: 120_000 }, () 
         term: 1,
         instances: [
           { name: 'orders-0', role: 'primary', ready: true },
-          { name: 'orders-1', role: 'replica', ready: true, lagBytes: 0 },
+          { name: 'orders-1', role: 'replica', ready: true, streaming: true, lagBytes: 0 },
         ],
       },
       conditions: [
@@ -160,7 +160,8 @@ describe('kubectl sampledb against the control plane', { timeout: 120_000 }, () 
     assert.match(shown.stdout, /^Version: +17 \(running 17\.2\)$/m);
     assert.match(shown.stdout, /^Last backup: +orders-nightly completed 2026-12-03T09:00:00Z/m);
     assert.match(shown.stdout, /primary orders-0, term 1/);
-    assert.match(shown.stdout, /^ {2}orders-1 +replica +yes +0 B$/m);
+    assert.match(shown.stdout, /^ {2}orders-0 +primary \(elected\) +yes +- +-$/m);
+    assert.match(shown.stdout, /^ {2}orders-1 +replica +yes +yes +0 B$/m);
     assert.match(shown.stdout, /^ {2}Ready +True +Available +\S+ +accepting connections$/m);
 
     const missing = await plugin('status', 'nope');
