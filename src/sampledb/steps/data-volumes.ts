@@ -7,6 +7,9 @@ import { observeDataVolumes } from '../deletion/observe.ts';
 import { holdVolumes, releaseVolumes, retainVolumes, VOLUME_WRITES } from '../deletion/volumes.ts';
 import type { Step } from './context.ts';
 
+/** How soon the steps after a retain run again (the claim's own watch event usually comes first). */
+const RETAINED_REQUEUE_MS = 1_000;
+
 export const holdDataVolumes: Step = {
   name: 'data-volumes',
   writes: VOLUME_WRITES,
@@ -34,9 +37,13 @@ export const holdDataVolumes: Step = {
           action.volumes,
           action.decision,
         );
-        // Said in the status too (the Events may be refused: a namespace being deleted takes no creates). The
-        // claims' watch events (the retained-volume annotation) bring the release.
+        // Said in the status too (the Events may be refused: a namespace being deleted takes no creates). The chain
+        // halts here so that the status is written now: a later step's create would be refused in a Terminating
+        // namespace and fail the reconcile before any status is written. The claims' watch events (the
+        // retained-volume annotation) bring the release, and the rest of the steps, right after.
         return {
+          halt: true,
+          requeueAfterMs: RETAINED_REQUEUE_MS,
           conditions: [
             {
               type: SAMPLEDB_CONDITIONS.deletionProtected,
