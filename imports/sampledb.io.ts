@@ -501,7 +501,7 @@ export interface SampleDbSpecReplication {
   readonly failoverDelaySeconds?: number;
 
   /**
-   * How many replicas must confirm a commit before the primary acknowledges it (synchronous_standby_names "ANY n"); less than instances. 0 (default): asynchronous, a failover may lose the last commits.
+   * How many replicas must confirm a commit before the primary acknowledges it (synchronous_standby_names "ANY n"); less than instances. 0 (default): asynchronous, a failover may lose the last commits. Known not to work yet: a SampleDB with synchronous > 0 did not become Ready in its first real-node test (README Limits).
    *
    * @schema SampleDbSpecReplication#synchronous
    */

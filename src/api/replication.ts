@@ -35,7 +35,9 @@ export const ReplicationSchema = Type.Object(
         default: 0,
         description:
           'How many replicas must confirm a commit before the primary acknowledges it (synchronous_standby_names ' +
-          '"ANY n"); less than instances. 0 (default): asynchronous, a failover may lose the last commits.',
+          '"ANY n"); less than instances. 0 (default): asynchronous, a failover may lose the last commits. ' +
+          'Known not to work yet: a SampleDB with synchronous > 0 did not become Ready in its first real-node test ' +
+          '(README Limits).',
       }),
     ),
     failoverDelaySeconds: Type.Optional(
