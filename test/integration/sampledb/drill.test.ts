@@ -263,7 +263,9 @@ describe('SampleDBDrill on the control plane', { timeout: 400_000 }, () => {
     assert.equal(done.status?.phase, 'Succeeded');
     assert.equal(done.status?.current, undefined);
     const reasons = await eventReasons(ns, 'leader');
-    for (const reason of ['DrillStarted', 'DrillFaultInjected', 'DrillFaultDetected', 'DrillSucceeded'])
+    // Not DrillFaultInjected: the leader that injects is the one killed here, and it may die between recording the
+    // fault in the status (what the run resumes from) and sending that Event (seen in a CI run of 2026-12-04).
+    for (const reason of ['DrillStarted', 'DrillFaultDetected', 'DrillSucceeded'])
       assert.ok(reasons.includes(reason), `${reason} in ${reasons.join(', ')}`);
     assert.ok(standby.running, 'the standby finished the run');
   });
