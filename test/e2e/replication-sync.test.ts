@@ -19,11 +19,15 @@ const statefulSetReplicas = async () =>
   (await kubectlJson<{ spec: { replicas?: number } }>(cluster, ['get', 'statefulset', NAME, '-n', namespace]))
     ?.spec.replicas;
 
-// First run (CI, 2026-12-04 03:50 UTC): three instances with synchronous: 1 never settled within 300 s. Not diagnosed
-// (a guess: a bootstrap commit on the primary waits for a synchronous standby that cannot connect before it). The
-// suite runs and reports, but does not fail on it until it is fixed (README Limits).
+// First run (CI, 2026-12-04 03:50 UTC): three instances with synchronous: 1 never settled. Diagnosed from the code
+// (not yet fixed): synchronous_standby_names = 'ANY 1 (*)' is set from the first start (replication/objects.ts,
+// start-script.ts), so the image entrypoint's temporary bootstrap server waits forever on its CREATE DATABASE commit
+// for a standby that cannot exist yet; sync-0 never passes its startup probe and, OrderedReady, no standby is created.
+// The fix is to start with it empty and set it once enough standbys stream. The suite runs and reports, but does not
+// fail on it until it is fixed (README Limits); 150 s is ample for three instances here (the asynchronous file's
+// three settle well within it) and spends less of every CI run on a wait that cannot succeed yet.
 const TODO = {
-  todo: 'three instances with synchronous: 1 did not settle within 300 s in its first run; undiagnosed',
+  todo: 'synchronous: 1 never settles: the bootstrap commit waits for a standby that cannot exist yet (diagnosed, not fixed)',
 };
 
 describe('synchronous replication and scaling on a real node', () => {
@@ -36,7 +40,7 @@ describe('synchronous replication and scaling on a real node', () => {
         replication: { synchronous: 1 },
       }),
     ]);
-    await db.settled(300_000);
+    await db.settled(150_000);
     await sql(cluster, namespace, NAME, 'CREATE TABLE numbered (n bigint PRIMARY KEY);');
     assert.equal(await sql(cluster, namespace, NAME, 'SHOW synchronous_standby_names;'), 'ANY 1 (*)');
     running = true;

@@ -128,7 +128,8 @@ function scriptTests(sides: Sides): void {
     const fullEnv = { PATH: '/usr/bin:/bin', ...env, SAMPLEDB_TERMINATION_LOG: log };
     const [cmd, args] = sides.command(side, [root], fullEnv, script);
     return await new Promise((resolve, reject) => {
-      const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+      // cwd: the test's own directory (owned by the server's user); the checkout may not be readable by that user.
+      const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
       child.stdout.on('data', (c) => {
         out += c;
