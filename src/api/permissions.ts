@@ -1,6 +1,6 @@
 // Everything the controller is allowed to do, in one table: the constructs turn it into RBAC, tests check that it has
 // no wildcard, and the controller's integration tests run under exactly these rules. When the controller starts
-// using a new verb, it is added here and nowhere else. test/e2e/privileges.test.ts holds the table to the apiserver's
+// using a new verb, it is added here and nowhere else. test/e2e/zz-privileges.test.ts holds the table to the apiserver's
 // audit log: every verb here was used by the e2e run, or test/support/least-privilege.ts says why not.
 import { GROUP, OPERATOR_NAME, PLURALS } from './identity.ts';
 
