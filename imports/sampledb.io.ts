@@ -501,7 +501,7 @@ export interface SampleDbSpecReplication {
   readonly failoverDelaySeconds?: number;
 
   /**
-   * How many replicas must confirm a commit before the primary acknowledges it (synchronous_standby_names "ANY n"); less than instances. 0 (default): asynchronous, a failover may lose the last commits. Known not to work yet: a SampleDB with synchronous > 0 did not become Ready in its first real-node test (README Limits).
+   * How many replicas must confirm a commit before the primary acknowledges it (synchronous_standby_names "ANY n" over the instances' pod names); less than instances. 0 (default): asynchronous, a failover may lose the last commits. The primary starts (and bootstraps) without it; the operator sets it on every instance (ALTER SYSTEM) once n replicas stream, and from then on keeps it, also across failovers and while replicas are down: commits then wait for n replicas (condition SynchronousReplication). Needs PostgreSQL 15 or later (the operator's role is granted ALTER SYSTEM on this one parameter).
    *
    * @schema SampleDbSpecReplication#synchronous
    */
@@ -1357,7 +1357,7 @@ export interface SampleDbDrillSpec {
   readonly historyLimit?: number;
 
   /**
-   * The fault. kill-primary: delete the primary pod (instances >= 2). kill-replica: delete a replica pod (instances >= 2). kill-operator-leader: delete the operator pod holding the leader Lease (leader election on). restore-check: restore the latest Completed backup into a throw-away SampleDB, check it became Ready, delete it. fill-disk and isolate-primary are refused with the reason (see docs). Immutable.
+   * The fault. kill-primary: delete the primary pod (instances >= 2). kill-replica: delete a replica pod (instances >= 2). kill-operator-leader: delete the operator pod holding the leader Lease (leader election on). restore-check: restore the latest Completed backup into a throw-away SampleDB, check it became Ready, delete it. isolate-primary is always refused (NetworkPolicyEnforcementNotDetectable): it needs a CNI that enforces NetworkPolicy, which cannot be read from the API, and the operator runs no probe that proves it. fill-disk is always refused (FillDiskUnsafe). Immutable.
    *
    * @schema SampleDbDrillSpec#kind
    */
@@ -1396,7 +1396,7 @@ export function toJson_SampleDbDrillSpec(obj: SampleDbDrillSpec | undefined): Re
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
 /**
- * The fault. kill-primary: delete the primary pod (instances >= 2). kill-replica: delete a replica pod (instances >= 2). kill-operator-leader: delete the operator pod holding the leader Lease (leader election on). restore-check: restore the latest Completed backup into a throw-away SampleDB, check it became Ready, delete it. fill-disk and isolate-primary are refused with the reason (see docs). Immutable.
+ * The fault. kill-primary: delete the primary pod (instances >= 2). kill-replica: delete a replica pod (instances >= 2). kill-operator-leader: delete the operator pod holding the leader Lease (leader election on). restore-check: restore the latest Completed backup into a throw-away SampleDB, check it became Ready, delete it. isolate-primary is always refused (NetworkPolicyEnforcementNotDetectable): it needs a CNI that enforces NetworkPolicy, which cannot be read from the API, and the operator runs no probe that proves it. fill-disk is always refused (FillDiskUnsafe). Immutable.
  *
  * @schema SampleDbDrillSpecKind
  */

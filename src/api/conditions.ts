@@ -51,7 +51,11 @@ export const DRILL_REASONS = {
   wouldLeaveNoHealthyInstance: 'WouldLeaveNoHealthyInstance',
   leaderElectionDisabled: 'LeaderElectionDisabled',
   noCompletedBackup: 'NoCompletedBackup',
-  networkPolicyNotEnforced: 'NetworkPolicyNotEnforced',
+  /**
+   * isolate-primary: whether the CNI enforces NetworkPolicy cannot be read from the API, and the operator runs no
+   * probe that would prove it, so the drill is always refused.
+   */
+  networkPolicyEnforcementNotDetectable: 'NetworkPolicyEnforcementNotDetectable',
   fillDiskUnsafe: 'FillDiskUnsafe',
 } as const;
 

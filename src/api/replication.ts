@@ -35,9 +35,11 @@ export const ReplicationSchema = Type.Object(
         default: 0,
         description:
           'How many replicas must confirm a commit before the primary acknowledges it (synchronous_standby_names ' +
-          '"ANY n"); less than instances. 0 (default): asynchronous, a failover may lose the last commits. ' +
-          'Known not to work yet: a SampleDB with synchronous > 0 did not become Ready in its first real-node test ' +
-          '(README Limits).',
+          '"ANY n" over the instances\' pod names); less than instances. 0 (default): asynchronous, a failover may ' +
+          'lose the last commits. The primary starts (and bootstraps) without it; the operator sets it on every ' +
+          'instance (ALTER SYSTEM) once n replicas stream, and from then on keeps it, also across failovers and ' +
+          'while replicas are down: commits then wait for n replicas (condition SynchronousReplication). ' +
+          "Needs PostgreSQL 15 or later (the operator's role is granted ALTER SYSTEM on this one parameter).",
       }),
     ),
     failoverDelaySeconds: Type.Optional(
@@ -162,6 +164,8 @@ export type InstanceStatus = Static<typeof InstanceStatusSchema>;
 export const REPLICATION_CONDITIONS = {
   primaryAvailable: 'PrimaryAvailable',
   replicasReady: 'ReplicasReady',
+  /** The primary's synchronous_standby_names is in force and enough standbys confirm commits. */
+  synchronousReplication: 'SynchronousReplication',
 } as const;
 
 export const REPLICATION_REASONS = {
@@ -175,6 +179,12 @@ export const REPLICATION_REASONS = {
   replicasStreaming: 'ReplicasStreaming',
   replicasNotReady: 'ReplicasNotReady',
   noReplicas: 'NoReplicas',
+  // SynchronousReplication
+  standbysConfirming: 'StandbysConfirming',
+  waitingForStandbys: 'WaitingForStandbys',
+  waitingForPrimary: 'WaitingForPrimary',
+  asynchronous: 'Asynchronous',
+  synchronousUnsupported: 'RequiresPostgres15',
 } as const;
 
 /** Reasons of the Events of elections and failovers. */
@@ -183,5 +193,8 @@ export const REPLICATION_EVENT_REASONS = {
   primaryFenced: 'PrimaryFenced',
   primaryPromoted: 'PrimaryPromoted',
   switchoverRefused: 'SwitchoverRefused',
+  switchoverAborted: 'SwitchoverAborted',
   instanceRejoined: 'InstanceRejoined',
+  /** The operator set synchronous_standby_names on the primary (turned on, changed or off). */
+  synchronousStandbysSet: 'SynchronousStandbysSet',
 } as const;

@@ -47,7 +47,9 @@ export const SampleDbDrillSpecSchema = withRules(
           'The fault. kill-primary: delete the primary pod (instances >= 2). kill-replica: delete a replica pod ' +
           '(instances >= 2). kill-operator-leader: delete the operator pod holding the leader Lease (leader ' +
           'election on). restore-check: restore the latest Completed backup into a throw-away SampleDB, check it ' +
-          'became Ready, delete it. fill-disk and isolate-primary are refused with the reason (see docs). Immutable.',
+          'became Ready, delete it. isolate-primary is always refused (NetworkPolicyEnforcementNotDetectable): it ' +
+          'needs a CNI that enforces NetworkPolicy, which cannot be read from the API, and the operator runs no probe ' +
+          'that proves it. fill-disk is always refused (FillDiskUnsafe). Immutable.',
       }),
       schedule: Type.Optional(
         CronSchedule(

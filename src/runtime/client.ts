@@ -16,11 +16,17 @@ import { microTime } from './time.ts';
 
 export const eventsResource: ResourceType = EVENTS;
 
-/** The write lost a race with another writer; the reconcile should retry from a fresher cache. */
-export class ConflictError extends Error {
-  constructor(message: string) {
-    super(message);
+/**
+ * The write lost a race with another writer; the reconcile should retry from a fresher cache. An ApiError with
+ * status 409 and reason Conflict whatever the apiserver answered (a failed JSON-patch test comes back 422), so a
+ * caller that asks `isStatus(err, 409)` treats every optimistic-concurrency loss alike; `cause` is the answer.
+ */
+export class ConflictError extends ApiError {
+  constructor(message: string, cause?: unknown) {
+    super(409, '', '', { kind: 'Status', status: 'Failure', reason: 'Conflict', code: 409, message });
     this.name = 'ConflictError';
+    this.message = message;
+    if (cause !== undefined) this.cause = cause;
   }
 }
 
@@ -200,7 +206,7 @@ export class Client {
       return true;
     } catch (err) {
       if (err instanceof ApiError && err.status === 404) return false;
-      if (err instanceof ApiError && err.status === 409) throw new ConflictError(err.message);
+      if (err instanceof ApiError && err.status === 409) throw new ConflictError(err.message, err);
       throw err;
     }
   }
@@ -272,7 +278,7 @@ export class Client {
     } catch (err) {
       // A failed JSON-patch test is answered 422 (Invalid); a changed object by 409.
       if (err instanceof ApiError && (err.status === 409 || err.status === 422))
-        throw new ConflictError(err.message);
+        throw new ConflictError(err.message, err);
       throw err;
     }
   }

@@ -49,11 +49,21 @@ function duration(ms: number): string {
       : `${Math.round(ms / 60_000)}m`;
 }
 
-function scheduleHealth({ db, backups, now }: BackupHealthInput): ConditionInput | undefined {
+interface Health {
+  condition: ConditionInput | undefined;
+  /**
+   * When the condition changes with nothing else happening (epoch ms): the instant the overdue deadline (twice the
+   * interval after the last completed backup, or after creation) passes while it is True. Undefined when only an
+   * event (a backup finishing) can change it.
+   */
+  changesAt?: number;
+}
+
+function scheduleHealth({ db, backups, now }: BackupHealthInput): Health {
   const spec = db.spec.backup;
-  if (!spec?.schedule || spec.suspend) return undefined;
+  if (!spec?.schedule || spec.suspend) return { condition: undefined };
   const interval = scheduleIntervalMs(spec.schedule, spec.timezone, now);
-  if (interval === undefined) return undefined;
+  if (interval === undefined) return { condition: undefined };
   const type = SAMPLEDB_CONDITIONS.backupHealthy;
   const mine = backups.filter(
     (b) => b.spec?.sampleDB?.name === db.metadata.name && !b.metadata.deletionTimestamp,
@@ -69,12 +79,13 @@ function scheduleHealth({ db, backups, now }: BackupHealthInput): ConditionInput
     );
   const latest = scheduled[0];
   if (latest?.status?.phase === 'Failed') {
-    return {
+    const condition: ConditionInput = {
       type,
       status: 'False',
       reason: REASONS.latestBackupFailed,
       message: `The latest scheduled backup ${latest.metadata.name} failed: ${latest.status.message ?? 'see its status'}.`,
     };
+    return { condition };
   }
 
   const lastCompleted = Math.max(
@@ -84,14 +95,15 @@ function scheduleHealth({ db, backups, now }: BackupHealthInput): ConditionInput
   const since = Math.max(lastCompleted, time(db.metadata.creationTimestamp) ?? 0);
   const allowed = 2 * interval;
   if (since > 0 && now.getTime() - since > allowed) {
-    return {
+    const condition: ConditionInput = {
       type,
       status: 'False',
       reason: REASONS.noRecentBackup,
       message: `No backup completed in the last ${duration(allowed)} (twice the schedule's interval)${lastCompleted > 0 ? `; the last completed at ${new Date(lastCompleted).toISOString()}` : ''}.`,
     };
+    return { condition };
   }
-  return {
+  const condition: ConditionInput = {
     type,
     status: 'True',
     reason: REASONS.backupsHealthy,
@@ -100,6 +112,8 @@ function scheduleHealth({ db, backups, now }: BackupHealthInput): ConditionInput
         ? `The last backup completed at ${new Date(lastCompleted).toISOString()}.`
         : 'No backup is due yet.',
   };
+  // Overdue is `now - since > allowed`: the first whole millisecond past the deadline.
+  return since > 0 ? { condition, changesAt: since + allowed + 1 } : { condition };
 }
 
 /** False when the latest finished verification (spec.backup.verify) of this SampleDB's backups failed. */
@@ -128,8 +142,27 @@ function verificationHealth({ db, backups }: BackupHealthInput): ConditionInput 
   };
 }
 
-export function backupHealth(input: BackupHealthInput): ConditionInput | undefined {
+/** The condition, and when it turns False by itself (the earliest upcoming deadline), if it will. */
+export function assessBackupHealth(input: BackupHealthInput): Health {
   const verification = verificationHealth(input);
-  if (verification?.status === 'False') return verification;
-  return scheduleHealth(input) ?? verification;
+  if (verification?.status === 'False') return { condition: verification };
+  const schedule = scheduleHealth(input);
+  return schedule.condition ? schedule : { condition: verification };
+}
+
+export function backupHealth(input: BackupHealthInput): ConditionInput | undefined {
+  return assessBackupHealth(input).condition;
+}
+
+/** A timer of Node fires at once past 2^31-1 ms (~24.8 days): a far deadline is re-checked before then. */
+const MAX_RECHECK_MS = 24 * 3_600_000;
+
+/**
+ * The requeue that reports the overdue deadline AT the deadline rather than at the next unrelated reconcile:
+ * milliseconds from `now` to when the condition changes by itself (at least 1 s, at most a day), or undefined.
+ */
+export function backupHealthRecheckMs(input: BackupHealthInput): number | undefined {
+  const { changesAt } = assessBackupHealth(input);
+  if (changesAt === undefined) return undefined;
+  return Math.min(MAX_RECHECK_MS, Math.max(1_000, changesAt - input.now.getTime()));
 }

@@ -31,6 +31,7 @@ import { publishConnection } from './steps/publish.ts';
 import { reconcileReplication } from './steps/replication.ts';
 import { runSteps, type StepsRun } from './steps/run.ts';
 import { growStorage } from './steps/storage.ts';
+import { keepSynchronousReplication } from './steps/synchronous.ts';
 import { validateSpec } from './steps/validate.ts';
 import { reportVersion } from './steps/version.ts';
 import { applyStatefulSet } from './steps/workload.ts';
@@ -51,6 +52,8 @@ export const LIVE_STEPS: readonly Step[] = [
   applyServices,
   // Before the StatefulSet: its pods mount the election record this step publishes.
   reconcileReplication,
+  // After the election: it sets synchronous_standby_names on the instances the record names.
+  keepSynchronousReplication,
   ensureBackupPvc,
   // Before the StatefulSet: it decides the image and replicas while a major upgrade runs.
   runMajorUpgrade,

@@ -74,11 +74,11 @@ describe('replicas with an operator-elected primary on a real node', () => {
     assert.match(elected[0]?.note ?? '', new RegExp(`Failover, replacing ${before.primary}`));
   });
 
-  it('a switchover by annotation loses no acknowledged row; the old primary streams again as a replica', {
-    // Found by the CI run of 2026-12-04 03:53 UTC: 670 acknowledged, 1 lost (earlier runs 811/811 and 179/179), and
-    // the old primary started as a primary again (fenced, then re-cloned). Not diagnosed yet (README Limits); the
-    // scenario runs and reports every time, but does not fail the suite until it is fixed.
-    todo: 'a switchover lost 1 acknowledged row of 670 in the run of 2026-12-04; undiagnosed',
+  it('a switchover by annotation loses no acknowledged row; the old primary streams again as a replica, not re-cloned', {
+    // The run of 2026-12-04 03:53 UTC lost 1 acknowledged row of 670 (the scenario was a todo then): the standbys
+    // streamed through the client Service, whose endpoint the fence removed before the old primary's shutdown had
+    // sent its last WAL, and the target was promoted below it. Now they stream from the primary's pod and the
+    // target is promoted only once it has the old primary's final WAL (ADR 0008).
   }, async (t) => {
     if (!failedOver) return t.skip('no failover happened');
     const before = await db.settled(120_000);
@@ -107,11 +107,9 @@ describe('replicas with an operator-elected primary on a real node', () => {
     );
     console.log(`REJOINED ${before.primary}: ${await db.rejoinReport(String(before.primary))}`);
     assert.deepEqual(lost, []);
-    // Reported, not asserted: on the real node the old primary's recreated pod has read a stale election record,
-    // started as the primary again and had to be re-cloned (README Limits); it still ends as a streaming replica.
-    console.log(
-      `SWITCHOVER: re-clones of the old primary during it: ${(await db.reclones(String(before.primary))) - reclonedBefore}`,
-    );
+    const reclones = (await db.reclones(String(before.primary))) - reclonedBefore;
+    console.log(`SWITCHOVER: re-clones of the old primary during it: ${reclones}`);
+    assert.equal(reclones, 0, 'the old primary follows the new one without a re-clone');
     const old = after.instances?.find((i) => i.name === before.primary);
     assert.deepEqual(
       { role: old?.role, ready: old?.ready, streaming: old?.streaming },

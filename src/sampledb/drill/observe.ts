@@ -77,6 +77,9 @@ function dbView(view: ClusterView, db: SampleDbObject): DrillDb {
   const primary = replication?.primary ?? (instance.spec.instances === 1 ? instance.names.pod : undefined);
   const primaryAvailable = boolOf(db, SAMPLEDB_CONDITIONS.primaryAvailable);
   const replicasReady = boolOf(db, SAMPLEDB_CONDITIONS.replicasReady);
+  const ready = condition(db, SAMPLEDB_CONDITIONS.ready);
+  const upgrading = condition(db, SAMPLEDB_CONDITIONS.upgrading);
+  const quoted = (c: typeof ready) => ({ reason: c?.reason ?? 'Unknown', message: c?.message ?? '' });
   return {
     ready: isTrue(db, SAMPLEDB_CONDITIONS.ready),
     instances: instance.spec.instances,
@@ -93,7 +96,9 @@ function dbView(view: ClusterView, db: SampleDbObject): DrillDb {
       : {}),
     instanceReady: Object.fromEntries((replication?.instances ?? []).map((i) => [i.name, i.ready])),
     ...(replicasReady !== undefined ? { replicasReady } : {}),
-    upgrading: isTrue(db, SAMPLEDB_CONDITIONS.upgrading),
+    upgrading: upgrading?.status === 'True',
+    ...(ready?.status === 'True' ? {} : { notReady: quoted(ready) }),
+    ...(upgrading?.status === 'True' ? { upgradeStep: quoted(upgrading) } : {}),
   };
 }
 

@@ -50,6 +50,10 @@ export interface DrillDb {
   instanceReady: Readonly<Record<string, boolean>>;
   replicasReady?: boolean;
   upgrading: boolean;
+  /** The Ready condition's reason and message while it is not True (what the refusal quotes). */
+  notReady?: { reason: string; message: string };
+  /** The Upgrading condition's reason and message while it is True. */
+  upgradeStep?: { reason: string; message: string };
 }
 
 export interface DrillObservation {
@@ -112,10 +116,12 @@ export function guardRail(o: DrillObservation): { reason: string; message: strin
     };
   if (o.kind === 'isolate-primary')
     return {
-      reason: R.networkPolicyNotEnforced,
+      reason: R.networkPolicyEnforcementNotDetectable,
       message:
-        'isolate-primary needs a CNI that enforces NetworkPolicy, and this operator has no way to prove that it ' +
-        'does (the API accepts NetworkPolicies whether or not anything enforces them); it is refused.',
+        'isolate-primary is refused: it needs a CNI that enforces NetworkPolicy, and whether one does cannot be ' +
+        'read from the Kubernetes API (the apiserver stores a NetworkPolicy whether or not anything enforces it). ' +
+        'Proving it takes a probe (a deny policy on a throw-away pod and a connection that must fail), which this ' +
+        'operator does not run: it holds no NetworkPolicy permission. Nothing was injected.',
     };
   if (o.kind === 'fill-disk')
     return {
@@ -125,16 +131,22 @@ export function guardRail(o: DrillObservation): { reason: string; message: strin
         'crash it, and the operator cannot bound or undo that safely.',
     };
   if (!o.db) return { reason: R.sampleDbNotFound, message: `SampleDB ${o.sampleDbName} was not found.` };
-  if (!o.db.ready)
-    return {
-      reason: R.sampleDbNotReady,
-      message: `SampleDB ${o.sampleDbName} is not Ready; a drill runs only against a healthy database.`,
-    };
-  if (o.db.upgrading)
+  // Before Ready: an upgrade restarts the pods, so the SampleDB is often not Ready during one, and the upgrade is
+  // what the user needs to hear.
+  if (o.db.upgrading) {
+    const step = o.db.upgradeStep;
     return {
       reason: R.upgradeInProgress,
-      message: `SampleDB ${o.sampleDbName} is being upgraded; drills wait for it.`,
+      message: `SampleDB ${o.sampleDbName} is being upgraded${step ? ` (Upgrading: ${step.reason}: ${step.message})` : ''}; drills wait for it.`,
     };
+  }
+  if (!o.db.ready) {
+    const why = o.db.notReady;
+    return {
+      reason: R.sampleDbNotReady,
+      message: `SampleDB ${o.sampleDbName} is not Ready${why ? ` (${why.reason}: ${why.message})` : ''}; a drill runs only against a healthy database.`,
+    };
+  }
   if (o.busy) return o.busy;
   const readyPods = o.db.pods.filter((p) => p.ready && !p.terminating);
   if (o.kind === 'kill-primary' || o.kind === 'kill-replica') {

@@ -4,7 +4,7 @@
 import { PgConnection, type PgConnectOptions, pgQuery } from './pg-client.ts';
 import { parseLsn, type SqlAnswer } from './plan.ts';
 
-/** The role the operator logs in as: pg_monitor plus EXECUTE on pg_promote, nothing else. */
+/** The role the operator logs in as: only the grants of replication/roles-job.ts (pg_monitor, pg_promote, ...). */
 export const FAILOVER_ROLE = 'sampledb_failover';
 /** The role replicas stream as: REPLICATION LOGIN, nothing else. */
 export const REPLICATION_ROLE = 'sampledb_replication';
@@ -13,7 +13,8 @@ export const OBSERVE_SQL = `SELECT pg_is_in_recovery() AS in_recovery,
   CASE WHEN pg_is_in_recovery()
     THEN coalesce(pg_last_wal_receive_lsn(), pg_last_wal_replay_lsn(), '0/0')
     ELSE pg_current_wal_lsn() END AS lsn,
-  EXISTS (SELECT 1 FROM pg_stat_wal_receiver WHERE status = 'streaming') AS streaming`;
+  EXISTS (SELECT 1 FROM pg_stat_wal_receiver WHERE status = 'streaming') AS streaming,
+  pg_last_wal_replay_lsn() AS replay_lsn`;
 
 /** Promotes only a standby, in the session that checked: promoting twice is a no-op, never an error. */
 export const PROMOTE_SQL =
@@ -28,6 +29,8 @@ export async function askInstance(options: PgConnectOptions): Promise<SqlAnswer 
       inRecovery: row.in_recovery === 't',
       lsn: parseLsn(row.lsn ?? '0/0'),
       streaming: row.streaming === 't',
+      // NULL on a primary.
+      ...(row.replay_lsn ? { replayLsn: parseLsn(row.replay_lsn) } : {}),
     };
   } catch {
     return undefined;

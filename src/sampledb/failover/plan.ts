@@ -5,8 +5,11 @@
 //
 // Invariants, each held by a test of plan.test.ts:
 // - a promotion only ever targets the record's primary, and only once no other instance answers as a primary and
-//   every pod labelled primary but not elected has lost its label (fence before promote); in a switchover, only
-//   once the old primary's pod has stopped (its shutdown sent its last WAL);
+//   every pod labelled primary but not elected has lost its label (fence before promote);
+//   in a switchover, only once the old primary is back as a standby and the target has received its final WAL (up to
+//   the end of its shutdown checkpoint, which the old primary's restarted server reports as its replay LSN), so the
+//   old primary can follow the new one; a target that does not get there within switchoverTimeoutMs is not promoted:
+//   the switchover is aborted and the old primary, which holds every acknowledged commit, is elected back;
 // - while the recorded primary's pod is being deleted or gone, nobody is published as the primary;
 // - a new term is elected only when the recorded primary has been unavailable longer than the delay, or its pod is
 //   gone or replaced (failover),
@@ -25,6 +28,11 @@ export interface SqlAnswer {
   lsn: bigint;
   /** A standby's WAL receiver is streaming from a primary. */
   streaming: boolean;
+  /**
+   * A standby's `pg_last_wal_replay_lsn()`. An old primary restarted as a standby after a clean shutdown reports the
+   * end of its shutdown checkpoint here, its last WAL byte, before it has streamed anything.
+   */
+  replayLsn?: bigint;
 }
 
 export interface MemberObservation {
@@ -74,6 +82,11 @@ export interface ReplicationObservation {
   switchoverTo?: string;
   /** How long a standby may answer without streaming, while the primary is available, before it is re-cloned. */
   rejoinAfterMs: number;
+  /**
+   * How long a switchover may keep the writes stopped (from its first wait, recorded as `primaryUnavailableSince`)
+   * before it is aborted: the target has not received the old primary's final WAL by then.
+   */
+  switchoverTimeoutMs: number;
   now: Date;
 }
 
@@ -83,8 +96,10 @@ export type ReplicationAction =
       kind: 'elect';
       term: number;
       primary: string;
-      reason: HandoverReason | 'Bootstrap';
+      reason: HandoverReason | 'Bootstrap' | 'SwitchoverAborted';
       handover?: Handover;
+      /** Why, when the election undoes a switchover. */
+      why?: string;
     }
   /** Write the record to the election ConfigMap. */
   | { kind: 'publish'; term: number; primary: string }
@@ -100,6 +115,8 @@ export type ReplicationAction =
   /** Restart a standby that cannot follow the primary (its start script rewinds or clones it). */
   | { kind: 'rejoin'; term: number; pod: string; why: string }
   | { kind: 'refuse-switchover'; term: number; target: string; why: string }
+  /** A switchover to `target` timed out: remove its annotation (so it is not started again) before electing back. */
+  | { kind: 'abort-switchover'; term: number; target: string; why: string }
   /** The switchover asked for is done: remove the annotation, so a later failover is not switched back to it. */
   | { kind: 'clear-switchover'; term: number; target: string }
   | { kind: 'wait'; term: number; why: string; retryInMs?: number }
@@ -238,32 +255,10 @@ export function planReplication(obs: ReplicationObservation): ReplicationPlan {
   // An election in progress: promote the record's primary once it has what it must have.
   if (record.handover) {
     const { handover } = record;
-    // A clean handover: the old primary's fast shutdown sends every WAL record it wrote, up to its shutdown
-    // checkpoint, to the connected standbys before it exits. Promoting before that forks the new timeline below
-    // the old primary's last WAL: commits acknowledged after the handover LSN would be lost, and the old primary
-    // could not follow. Bounded by the pod's termination grace period. A failover does not wait: its old
-    // primary is gone or does not answer.
-    const from = byName(handover.from);
-    if (handover.reason !== 'Failover' && from?.pod === 'terminating') {
-      return plan({
-        kind: 'wait',
-        term,
-        why: `${handover.from} is shutting down; its last WAL must reach ${primary.name} before the promotion`,
-        retryInMs: 500,
-      });
+    if (handover.reason !== 'Failover' && isStandby(primary)) {
+      return plan(plannedHandover(obs, primary, byName(handover.from), handover));
     }
-    if (isStandby(primary)) {
-      const received = primary.sql?.lsn ?? 0n;
-      if (handover.lsn !== undefined && received < handover.lsn) {
-        return plan({
-          kind: 'wait',
-          term,
-          why: `${primary.name} has received WAL up to ${formatLsn(received)}, not yet ${formatLsn(handover.lsn)} of ${handover.from}`,
-          retryInMs: 500,
-        });
-      }
-      return plan({ kind: 'promote', term, pod: primary.name });
-    }
+    if (isStandby(primary)) return plan({ kind: 'promote', term, pod: primary.name });
     if (answersAsPrimary(primary)) {
       return plan({ kind: 'complete-handover', term, primary: primary.name, handover });
     }
@@ -379,6 +374,61 @@ export function planReplication(obs: ReplicationObservation): ReplicationPlan {
     });
   }
   return plan({ kind: 'steady', term });
+}
+
+const maxLsn = (a: bigint, b: bigint) => (a > b ? a : b);
+
+/**
+ * A switchover (or a scale down's handover) once the old primary is fenced: its pod was deleted, and its fast
+ * shutdown sent every WAL record, up to its shutdown checkpoint, to the standbys still connected to it (they
+ * stream from its pod directly, not through the client Service the fence empties: ADR 0008). Only the old primary
+ * knows where its WAL ends: its recreated pod starts as a standby of the record and, before it streams anything,
+ * reports the end of its shutdown checkpoint as its replay LSN. The target is promoted once it has received that
+ * much, so no acknowledged commit is lost and the old primary can follow the new timeline without a re-clone. The
+ * writes are stopped meanwhile, so it is bounded: a target that does not get there is not promoted, the old primary
+ * is elected back (it has everything). An old primary that never answers again is handled like a lost primary: the
+ * target, the most advanced standby the operator chose, is promoted.
+ */
+function plannedHandover(
+  obs: ReplicationObservation,
+  target: MemberObservation,
+  from: MemberObservation | undefined,
+  handover: Handover,
+): ReplicationAction {
+  const { record } = obs;
+  const term = record.term;
+  if (!record.primaryUnavailableSince) return { kind: 'mark-unavailable', term, since: obs.now };
+  const waited = obs.now.getTime() - record.primaryUnavailableSince.getTime();
+  const timedOut = waited >= obs.switchoverTimeoutMs;
+  const seconds = `${Math.floor(waited / 1000)}s of ${obs.switchoverTimeoutMs / 1000}s`;
+  if (from?.pod === 'terminating') {
+    // Bounded by the pod's termination grace period: the kubelet ends it.
+    return {
+      kind: 'wait',
+      term,
+      why: `${handover.from} is shutting down; its last WAL must reach ${target.name} before the promotion`,
+      retryInMs: 500,
+    };
+  }
+  const received = target.sql?.lsn ?? 0n;
+  if (!from || !isStandby(from)) {
+    if (!timedOut) {
+      return {
+        kind: 'wait',
+        term,
+        why: `${handover.from} has stopped; waiting for it to answer as a standby to read where its WAL ends (${seconds})`,
+        retryInMs: 500,
+      };
+    }
+    return { kind: 'promote', term, pod: target.name };
+  }
+  const final = maxLsn(maxLsn(from.sql?.lsn ?? 0n, from.sql?.replayLsn ?? 0n), handover.lsn ?? 0n);
+  if (received >= final) return { kind: 'promote', term, pod: target.name };
+  const behind = `${target.name} has received WAL up to ${formatLsn(received)}, not the final ${formatLsn(final)} of ${handover.from}`;
+  if (!timedOut) return { kind: 'wait', term, why: `${behind} (${seconds})`, retryInMs: 500 };
+  const why = `${behind} after ${obs.switchoverTimeoutMs / 1000}s; ${handover.from} is elected back`;
+  if (obs.switchoverTo === target.name) return { kind: 'abort-switchover', term, target: target.name, why };
+  return { kind: 'elect', term: term + 1, primary: from.name, reason: 'SwitchoverAborted', why };
 }
 
 function handoverTo(

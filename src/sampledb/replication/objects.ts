@@ -3,7 +3,7 @@
 // single-instance template. A SampleDB that never had more than one instance gets none of this and runs exactly as before.
 import { randomInt } from 'node:crypto';
 import type { V1ConfigMap, V1Container, V1PodSpec, V1Secret, V1Service } from '@kubernetes/client-node';
-import { LABELS, POSTGRES_PORT, POSTGRES_PORT_NAME } from '../../api/index.ts';
+import { LABELS, POSTGRES_PORT, POSTGRES_PORT_NAME, serviceHost } from '../../api/index.ts';
 import {
   decodeSecretValue,
   generatePassword,
@@ -51,11 +51,22 @@ export function podName(instance: SampleDbInstance, ordinal: number): string {
   return `${instance.names.statefulSet}-${ordinal}`;
 }
 
-/** The StatefulSet's replicas: `instances`, but never fewer than keeps the recorded primary's pod. */
+/**
+ * The StatefulSet's replicas: `instances`, but never fewer than keeps the recorded primary's pod and, while a
+ * handover runs, the old primary's. A scale down that removes the primary hands over first, and the handover
+ * promotes the target only once the old primary's recreated pod has said where its WAL ends: scaled away at the
+ * election, that pod never came back, and writes waited out the handover's 60 s bound (measured on the real node).
+ */
 export function statefulSetReplicas(instance: SampleDbInstance): number {
-  const primary = instance.object.status?.replication?.primary;
-  const ordinal = primary ? Number(primary.slice(instance.names.statefulSet.length + 1)) : Number.NaN;
-  return Number.isInteger(ordinal) ? Math.max(instance.spec.instances, ordinal + 1) : instance.spec.instances;
+  const replication = instance.object.status?.replication;
+  const ordinalOf = (pod: string | undefined) =>
+    pod?.startsWith(`${instance.names.statefulSet}-`)
+      ? Number(pod.slice(instance.names.statefulSet.length + 1))
+      : Number.NaN;
+  const kept = [replication?.primary, replication?.handover?.from]
+    .map(ordinalOf)
+    .filter((ordinal) => Number.isInteger(ordinal) && ordinal >= 0);
+  return Math.max(instance.spec.instances, ...kept.map((ordinal) => ordinal + 1));
 }
 
 const encode = (value: string) => Buffer.from(value, 'utf8').toString('base64');
@@ -137,7 +148,6 @@ export function readOnlyService(instance: SampleDbInstance): V1Service {
  */
 export function replicatedPostgresContainer(instance: SampleDbInstance, container: V1Container): V1Container {
   const names = replicationNames(instance);
-  const synchronous = instance.spec.replication.synchronous;
   return {
     ...container,
     command: ['sh', '-c', REPLICATION_START_SCRIPT, 'sampledb-start'],
@@ -147,9 +157,10 @@ export function replicatedPostgresContainer(instance: SampleDbInstance, containe
       ...literalEnv({
         SAMPLEDB_PRIMARY_HOST: instance.endpoint.host,
         SAMPLEDB_PRIMARY_PORT: String(instance.spec.service.port),
+        SAMPLEDB_PEER_DOMAIN: serviceHost(instance.names.headlessService, instance.namespace),
+        SAMPLEDB_PEER_PORT: String(POSTGRES_PORT),
         SAMPLEDB_REPLICATION_USER: REPLICATION_ROLE,
         SAMPLEDB_ELECTION_FILE: `${ELECTION_MOUNT_PATH}/${ELECTION_PRIMARY_KEY}`,
-        SAMPLEDB_SYNCHRONOUS_STANDBY_NAMES: synchronous > 0 ? `ANY ${synchronous} (*)` : '',
       }),
       secretEnv('SAMPLEDB_REPLICATION_PASSWORD', names.replicationSecret, PASSWORD_KEY),
     ],

@@ -1,8 +1,9 @@
 // The replication roles Job: creates (or corrects) sampledb_replication (REPLICATION LOGIN, nothing else) and
-// sampledb_failover (pg_monitor and EXECUTE on pg_promote, nothing else) on the primary, as the superuser, with the
-// passwords of their Secrets; the replicas get them by replication. Attributes are set explicitly, so a
-// pre-existing role of either name cannot keep more rights. Idempotent. One Job per pair of Secrets (the name
-// carries a hash of their uids), as for the monitoring role.
+// sampledb_failover (pg_monitor, EXECUTE on pg_promote and pg_reload_conf, and from PostgreSQL 15 ALTER SYSTEM on
+// synchronous_standby_names only; nothing else) on the primary, as the superuser, with the passwords of their
+// Secrets; the replicas get them by replication. Attributes are set explicitly, so a pre-existing role of either
+// name cannot keep more rights. Idempotent. One Job per pair of Secrets and version of this script (the name carries
+// a hash of both), as for the monitoring role: a SampleDB made before a grant was added gets it.
 import { createHash } from 'node:crypto';
 import type { V1Job } from '@kubernetes/client-node';
 import { POSTGRES_PORT } from '../../api/index.ts';
@@ -36,12 +37,21 @@ SELECT format('GRANT pg_monitor TO %I', :'failover_role')
 \gexec
 SELECT format('GRANT EXECUTE ON FUNCTION pg_catalog.pg_promote(boolean, integer) TO %I', :'failover_role')
 \gexec
+SELECT format('GRANT EXECUTE ON FUNCTION pg_catalog.pg_reload_conf() TO %I', :'failover_role')
+\gexec
+SELECT format('GRANT ALTER SYSTEM ON PARAMETER synchronous_standby_names TO %I', :'failover_role')
+ WHERE current_setting('server_version_num')::int >= 150000
+\gexec
 SQL
 log "roles $SAMPLEDB_REPLICATION_ROLE and $SAMPLEDB_FAILOVER_ROLE are in place"
 `}`;
 
 export function replicationRolesJobName(instance: SampleDbInstance, secretUids: readonly string[]): string {
-  const hash = createHash('sha256').update(secretUids.join('/')).digest('hex').slice(0, 8);
+  const hash = createHash('sha256')
+    .update(secretUids.join('/'))
+    .update(REPLICATION_ROLES_SCRIPT)
+    .digest('hex')
+    .slice(0, 8);
   return boundedName(instance.name, `roles-${hash}`);
 }
 

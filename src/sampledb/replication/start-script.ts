@@ -20,7 +20,10 @@ HBA
 printf '*:*:*:%s:%s\n' "$SAMPLEDB_REPLICATION_USER" "$SAMPLEDB_REPLICATION_PASSWORD" > /tmp/pgpass
 unset SAMPLEDB_REPLICATION_PASSWORD
 primary=$(cat "$SAMPLEDB_ELECTION_FILE")
-set -- "$@" -c "hba_file=$hba" -c "synchronous_standby_names=$SAMPLEDB_SYNCHRONOUS_STANDBY_NAMES"
+# No synchronous_standby_names here: a command-line setting would override the one the operator sets with ALTER
+# SYSTEM once standbys stream, and at the first start the image's bootstrap server would wait for ever on its
+# CREATE DATABASE for a standby that cannot exist yet (replication/synchronous.ts).
+set -- "$@" -c "hba_file=$hba"
 if [ "$primary" = "$SAMPLEDB_POD" ]; then
   log "the election record names this pod ($SAMPLEDB_POD): starting as the primary"
   rm -f "$PGDATA/standby.signal"
@@ -40,9 +43,20 @@ if [ ! -s "$PGDATA/PG_VERSION" ]; then
   log "cloned from $SAMPLEDB_PRIMARY_HOST"
 fi
 touch "$PGDATA/standby.signal"
+# Stream from the elected primary's pod directly (its stable name through the headless Service), the client Service
+# second. A switchover's fence takes the primary label, and with it the client Service's endpoint, before the old
+# primary's shutdown has sent its last WAL; a connection to the pod itself keeps receiving it until the end.
+# target_session_attrs=primary skips a host that is no longer the primary (the old one after a handover restarts as
+# a standby), so the client Service then leads to the new one.
+hosts=$SAMPLEDB_PRIMARY_HOST
+ports=$SAMPLEDB_PRIMARY_PORT
+if [ -n "$primary" ]; then
+  hosts="$primary.$SAMPLEDB_PEER_DOMAIN,$hosts"
+  ports="$SAMPLEDB_PEER_PORT,$ports"
+fi
 # A primary that hangs keeps the TCP connection (through the Service's conntrack entry) open: without a short
 # receiver timeout the standby would wait 60 s before it looks for the new primary, and with synchronous
 # replication the new primary's commits would wait that long for it.
 exec postgres "$@" -c recovery_target_timeline=latest -c wal_receiver_timeout=5s \
-  -c "primary_conninfo=host=$SAMPLEDB_PRIMARY_HOST port=$SAMPLEDB_PRIMARY_PORT user=$SAMPLEDB_REPLICATION_USER passfile=/tmp/pgpass application_name=$SAMPLEDB_POD connect_timeout=5"
+  -c "primary_conninfo=host=$hosts port=$ports target_session_attrs=primary user=$SAMPLEDB_REPLICATION_USER passfile=/tmp/pgpass application_name=$SAMPLEDB_POD connect_timeout=5"
 `;

@@ -50,6 +50,11 @@ const SQL_TIMEOUT_MS = 1000;
 const ACTIONS_PER_RECONCILE = 8;
 /** How often a steady SampleDB is asked again: a primary that hangs without its pod changing is noticed so. */
 const STEADY_RECHECK_MS = 2000;
+/**
+ * How long a switchover may keep the writes stopped before it is aborted: the old primary's pod stops and comes back
+ * as a standby in a few seconds on the real node; a target that has not received its final WAL by then will not.
+ */
+export const SWITCHOVER_TIMEOUT_MS = 60_000;
 
 /** The record as stored in status.replication. */
 export function recordOf(db: SampleDbObject): ElectionRecord {
@@ -95,7 +100,7 @@ function storedRecord(record: ElectionRecord, instances: InstanceStatus[]): Repl
 }
 
 /** How the operator reaches an instance: its pod IP, as sampledb_failover. */
-const sqlOptions = (host: string, password: string): PgConnectOptions => ({
+export const sqlOptions = (host: string, password: string): PgConnectOptions => ({
   host,
   port: POSTGRES_PORT,
   user: FAILOVER_ROLE,
@@ -217,6 +222,13 @@ async function execute(
       ];
       const written = await write.guardedPatchStatus(SAMPLEDBS, ref(instance.name), ops);
       const from = action.handover ? `, replacing ${action.handover.from}` : '';
+      if (action.reason === 'SwitchoverAborted') {
+        await event(
+          'Warning',
+          REPLICATION_EVENT_REASONS.switchoverAborted,
+          `switchover to ${record.primary} aborted in term ${action.term}: ${action.why ?? 'timed out'}`,
+        );
+      }
       await event(
         'Normal',
         REPLICATION_EVENT_REASONS.primaryElected,
@@ -293,8 +305,10 @@ async function execute(
       );
       return { record };
     }
-    case 'clear-switchover': {
-      // Only the value this plan saw: a newer request set meanwhile stays.
+    // Done, or aborted (removed first, so the next plan elects the old primary back instead of starting the same
+    // switchover again). Only the value this plan saw: a newer request set meanwhile stays.
+    case 'clear-switchover':
+    case 'abort-switchover': {
       const path = `/metadata/annotations/${ANNOTATIONS.switchoverTo.replaceAll('~', '~0').replaceAll('/', '~1')}`;
       const written = await write.guardedPatch(SAMPLEDBS, ref(instance.name), [
         { op: 'test', path, value: action.target },
@@ -364,6 +378,7 @@ export const reconcileReplication: Step = {
         instances: instance.spec.instances,
         failoverDelayMs: instance.spec.replication.failoverDelaySeconds * 1000,
         rejoinAfterMs: REJOIN_AFTER_SECONDS * 1000,
+        switchoverTimeoutMs: SWITCHOVER_TIMEOUT_MS,
         record,
         ...(publishedRecord ? { published: publishedRecord } : {}),
         members,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { InformerCache } from '../../../src/runtime/cache.ts';
 import { Client, ConflictError } from '../../../src/runtime/client.ts';
-import { ApiError, type KubeHttp } from '../../../src/runtime/http.ts';
+import { ApiError, isStatus, type KubeHttp } from '../../../src/runtime/http.ts';
 import { resourceType } from '../../../src/runtime/kinds.ts';
 import type { KubeObject, ObjectRef } from '../../../src/runtime/resource.ts';
 import { Store } from '../../../src/runtime/store.ts';
@@ -153,5 +153,36 @@ describe('Client', () => {
       namespace: 'ns',
       name: 'x',
     });
+  });
+  it('raises every lost optimistic-concurrency race as an ApiError with status 409, the answer as its cause', async () => {
+    const failedTest = new ApiError(422, 'PATCH', '/x', { reason: 'Invalid', message: 'test failed' });
+    const changed = new ApiError(409, 'DELETE', '/x', { reason: 'Conflict', message: 'uid precondition' });
+    const races: [string, ApiError, (client: Client) => Promise<unknown>][] = [
+      [
+        'a guarded patch whose test failed (422)',
+        failedTest,
+        (c) => c.addFinalizer(configMaps, cm('9'), 'f'),
+      ],
+      [
+        'a delete whose precondition failed (409)',
+        changed,
+        (c) => c.delete(configMaps, { namespace: 'ns', name: 'x' }),
+      ],
+    ];
+    for (const [what, answer, write] of races) {
+      const { http } = fakeHttp(() => answer);
+      const err = await write(new Client({ http, fieldManager: 'example-operator' })).then(
+        () => assert.fail(`${what}: resolved`),
+        (e: unknown) => e,
+      );
+      assert.ok(err instanceof ConflictError, what);
+      assert.ok(err instanceof ApiError, `${what}: an ApiError`);
+      assert.equal(err.status, 409, what);
+      assert.equal(err.reason, 'Conflict', what);
+      assert.ok(isStatus(err, 409), what);
+      assert.equal(err.name, 'ConflictError');
+      assert.equal(err.message, answer.message);
+      assert.equal(err.cause, answer);
+    }
   });
 });

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { SampleDbBackupObject } from '../../../src/api/index.ts';
-import { backupHealth } from '../../../src/sampledb/backup-health.ts';
+import { backupHealth, backupHealthRecheckMs } from '../../../src/sampledb/backup-health.ts';
+import { LIVE_STEPS } from '../../../src/sampledb/reconciler.ts';
 import { sampleDb, sampleDbBackup } from '../../support/sampledb.ts';
 
 const NOW = new Date('2026-01-10T12:00:00Z');
@@ -109,5 +110,72 @@ describe('backupHealth', () => {
       'VerificationFailed',
     );
     assert.equal(backupHealth({ db: both, backups: [recent, failed, passed], now: NOW })?.status, 'True');
+  });
+});
+
+describe('backupHealthRecheckMs (the requeue at the overdue deadline)', () => {
+  // A fake clock: the test moves it, nothing waits.
+  const clock = (start: string) => {
+    let t = Date.parse(start);
+    return { now: () => new Date(t), advance: (ms: number) => (t += ms) };
+  };
+  const everyMinute = sampleDb(
+    { backup: { schedule: '* * * * *' } },
+    { creationTimestamp: '2026-01-10T12:00:00Z' },
+  );
+
+  it('comes back exactly when the condition turns False: twice the interval after creation', () => {
+    const c = clock('2026-01-10T12:00:37Z');
+    const input = () => ({ db: everyMinute, backups: [], now: c.now() });
+    assert.equal(backupHealth(input())?.status, 'True');
+    const wait = backupHealthRecheckMs(input());
+    assert.equal(wait, 120_000 - 37_000 + 1);
+    c.advance((wait ?? 0) - 1);
+    assert.equal(backupHealth(input())?.status, 'True', 'one millisecond before the deadline');
+    c.advance(1);
+    assert.equal(backupHealth(input())?.reason, 'NoRecentBackup', 'at the deadline');
+    assert.equal(backupHealthRecheckMs(input()), undefined, 'False: only a completed backup changes it');
+  });
+
+  it('counts from the last completed backup, the earliest upcoming deadline', () => {
+    const c = clock('2026-01-10T12:05:10Z');
+    const backups = [
+      scheduled('b1', '2026-01-10T12:03:02Z', 'Completed'),
+      scheduled('b2', '2026-01-10T12:04:02Z', 'Completed'),
+    ];
+    const wait = backupHealthRecheckMs({ db: everyMinute, backups, now: c.now() });
+    assert.equal(wait, Date.parse('2026-01-10T12:06:02Z') - c.now().getTime() + 1);
+  });
+
+  it('waits at least a second and at most a day (a Node timer past 2^31 ms fires at once)', () => {
+    const monthly = sampleDb(
+      { backup: { schedule: '0 0 1 * *' } },
+      { creationTimestamp: '2026-01-10T12:00:00Z' },
+    );
+    assert.equal(backupHealthRecheckMs({ db: monthly, backups: [], now: NOW }), 24 * 3_600_000);
+    const due = clock('2026-01-10T12:01:59.9995Z');
+    assert.equal(backupHealthRecheckMs({ db: everyMinute, backups: [], now: due.now() }), 1_000);
+  });
+
+  it('asks for no requeue when only an event can change it: failed, suspended, no schedule', () => {
+    const failed = [scheduled('b1', '2026-01-10T11:00:00Z', 'Failed', 'disk full')];
+    assert.equal(backupHealthRecheckMs({ db, backups: failed, now: NOW }), undefined);
+    const suspended = sampleDb({ backup: { schedule: '* * * * *', suspend: true } });
+    assert.equal(backupHealthRecheckMs({ db: suspended, backups: [], now: NOW }), undefined);
+    assert.equal(backupHealthRecheckMs({ db: sampleDb(), backups: [], now: NOW }), undefined);
+  });
+
+  it('is what the backup-health step of the live step table returns', async () => {
+    const step = LIVE_STEPS.find((s) => s.name === 'backup-health');
+    assert.ok(step);
+    const c = clock('2026-01-10T12:00:37Z');
+    const ctx = {
+      instance: { object: everyMinute, namespace: everyMinute.metadata.namespace },
+      view: { list: () => [] },
+      now: c.now,
+    } as unknown as Parameters<typeof step.run>[0];
+    const outcome = await step.run(ctx);
+    assert.equal(outcome?.requeueAfterMs, 120_000 - 37_000 + 1);
+    assert.equal(outcome?.conditions?.[0]?.status, 'True');
   });
 });

@@ -58,6 +58,7 @@ function observation(overrides: Partial<ReplicationObservation> = {}): Replicati
     instances: 3,
     failoverDelayMs: 5000,
     rejoinAfterMs: 30_000,
+    switchoverTimeoutMs: 60_000,
     published: record.primary ? { primary: leaving ? NOBODY : record.primary, term: record.term } : undefined,
     members,
     now,
@@ -451,22 +452,152 @@ describe('planReplication: switchover and scaling', () => {
     }
   });
 
-  it('waits until the target has received the old primary’s last WAL before promoting it', () => {
+  it('a switchover step by step: observations -> next action', () => {
+    const handover = { from: 'db-0', reason: 'Switchover' as const, lsn: 500n };
+    const started = { primary: 'db-1', term: 2, handover };
+    const waiting = { ...started, primaryUnavailableSince: secondsAgo(3) };
+    // The old primary restarted as a standby: before it streams, its receive LSN is the start of its last segment
+    // and its replay LSN the end of its shutdown checkpoint (measured on PostgreSQL 15: 0/4000000 and 0/401BD40).
+    const oldAsStandby = (replayLsn: bigint) =>
+      replica('db-0', 0x4000000n, {
+        roleLabel: undefined,
+        termLabel: undefined,
+        sql: { inRecovery: true, lsn: 0x4000000n, replayLsn, streaming: false },
+      });
+    const target = (lsn: bigint) => replica('db-1', lsn);
+    const cases: [string, Partial<ReplicationObservation>, ReplicationAction | RegExp][] = [
+      [
+        'the request: a new term naming the target',
+        { switchoverTo: 'db-1' },
+        {
+          kind: 'elect',
+          term: 2,
+          primary: 'db-1',
+          reason: 'Switchover',
+          handover: { ...handover, lsn: 300n },
+        },
+      ],
+      [
+        'elected, not yet published',
+        {
+          record: started,
+          published: { primary: 'db-0', term: 1 },
+          members: [primary('db-0', 600n), target(600n)],
+        },
+        { kind: 'publish', term: 2, primary: 'db-1' },
+      ],
+      [
+        'published: the old primary is fenced, its pod deleted',
+        { record: started, members: [primary('db-0', 600n), target(600n)] },
+        { kind: 'fence', term: 2, pod: 'db-0', deletePod: true, why: 'it is not the elected primary' },
+      ],
+      [
+        'fenced: the start of the wait is recorded (it bounds the switchover)',
+        { record: started, members: [gone('db-0', { pod: 'terminating' }), target(600n)] },
+        { kind: 'mark-unavailable', term: 2, since: now },
+      ],
+      [
+        'the old primary shuts down',
+        { record: waiting, members: [gone('db-0', { pod: 'terminating' }), target(600n)] },
+        /db-0 is shutting down; its last WAL must reach db-1/,
+      ],
+      [
+        'its pod is gone, not yet recreated',
+        { record: waiting, members: [gone('db-0'), target(0x401bd40n)] },
+        /db-0 has stopped; waiting for it to answer as a standby/,
+      ],
+      [
+        'recreated, not answering yet',
+        { record: waiting, members: [gone('db-0', { pod: 'running' }), target(0x401bd40n)] },
+        /db-0 has stopped; waiting for it to answer as a standby/,
+      ],
+      [
+        'back as a standby, the target short of its final WAL',
+        { record: waiting, members: [oldAsStandby(0x401bd40n), target(0x401bcc8n)] },
+        /db-1 has received WAL up to 0\/401BCC8, not the final 0\/401BD40 of db-0 \(3s of 60s\)/,
+      ],
+      [
+        'the target has the final WAL: promote it',
+        { record: waiting, members: [oldAsStandby(0x401bd40n), target(0x401bd40n)] },
+        { kind: 'promote', term: 2, pod: 'db-1' },
+      ],
+      [
+        'promoted: the handover is complete',
+        {
+          record: waiting,
+          members: [oldAsStandby(0x401bd40n), primary('db-1', 0x401be00n, { roleLabel: 'replica' })],
+        },
+        { kind: 'complete-handover', term: 2, primary: 'db-1', handover },
+      ],
+      [
+        'complete: the done request is removed',
+        {
+          record: { primary: 'db-1', term: 2 },
+          switchoverTo: 'db-1',
+          members: [oldAsStandby(0x401bd40n), primary('db-1', 0x401be00n, { roleLabel: 'replica' })],
+        },
+        { kind: 'clear-switchover', term: 2, target: 'db-1' },
+      ],
+      [
+        'then the new primary is labelled',
+        {
+          record: { primary: 'db-1', term: 2 },
+          members: [oldAsStandby(0x401bd40n), primary('db-1', 0x401be00n, { roleLabel: 'replica' })],
+        },
+        { kind: 'label', term: 2, pod: 'db-1', role: 'primary' },
+      ],
+    ];
+    for (const [what, overrides, expected] of cases) {
+      const action = next(overrides);
+      if (expected instanceof RegExp) {
+        assert.equal(action.kind, 'wait', what);
+        assert.match((action as { why: string }).why, expected, what);
+      } else {
+        assert.deepEqual(action, expected, what);
+      }
+    }
+  });
+
+  it('a target that never gets the final WAL: aborted after the bound, the old primary elected back', () => {
     const record = {
       primary: 'db-1',
       term: 2,
       handover: { from: 'db-0', reason: 'Switchover' as const, lsn: 500n },
+      primaryUnavailableSince: secondsAgo(60),
     };
-    const shuttingDown = next({
-      record,
-      members: [gone('db-0', { pod: 'terminating' }), replica('db-1', 500n)],
+    const old = replica('db-0', 0n, {
+      roleLabel: undefined,
+      termLabel: undefined,
+      sql: { inRecovery: true, lsn: 0n, replayLsn: 900n, streaming: false },
     });
-    assert.equal(shuttingDown.kind, 'wait', 'not while the old primary is still shutting down');
-    assert.match((shuttingDown as { why: string }).why, /db-0 is shutting down/);
-    const action = next({ record, members: [gone('db-0'), replica('db-1', 400n)] });
-    assert.equal(action.kind, 'wait');
-    assert.match((action as { why: string }).why, /0\/190, not yet 0\/1F4 of db-0/);
-    assert.deepEqual(next({ record, members: [gone('db-0'), replica('db-1', 500n)] }), {
+    const members = [old, replica('db-1', 800n), replica('db-2', 800n)];
+    const why =
+      'db-1 has received WAL up to 0/320, not the final 0/384 of db-0 after 60s; db-0 is elected back';
+    assert.deepEqual(
+      next({ record, members, switchoverTo: 'db-1' }),
+      { kind: 'abort-switchover', term: 2, target: 'db-1', why },
+      'the request goes first, so it is not started again',
+    );
+    assert.deepEqual(next({ record, members }), {
+      kind: 'elect',
+      term: 3,
+      primary: 'db-0',
+      reason: 'SwitchoverAborted',
+      why,
+    });
+    assert.equal(
+      next({ record: { ...record, primaryUnavailableSince: secondsAgo(59) }, members }).kind,
+      'wait',
+      'not before the bound',
+    );
+    // Elected back: it is a standby holding every commit; it is promoted, never the target.
+    assert.deepEqual(next({ record: { primary: 'db-0', term: 3 }, members }), {
+      kind: 'promote',
+      term: 3,
+      pod: 'db-0',
+    });
+    // An old primary that never answers again is a lost primary: the chosen target is promoted after the bound.
+    assert.deepEqual(next({ record, members: [gone('db-0'), replica('db-1', 800n)] }), {
       kind: 'promote',
       term: 2,
       pod: 'db-1',
@@ -516,12 +647,21 @@ class Model {
   promotions: { term: number; pod: string }[] = [];
   clock = now.getTime();
   switchoverTo: string | undefined;
+  switchoverTimeoutMs = 5000;
+  /** Whether the standbys' connections to a fenced primary last through its shutdown (false: the old bug). */
+  shutdownReachesStandbys = true;
+  /** Where each pod's WAL ends on its volume. */
+  disk = new Map<string, bigint>();
+  rejoins: string[] = [];
+  /** The old primary's last acknowledged commit, when a fence shut it down. */
+  acknowledged = 0n;
 
   observe(): ReplicationObservation {
     return {
       instances: 3,
       failoverDelayMs: 5000,
       rejoinAfterMs: 30_000,
+      switchoverTimeoutMs: this.switchoverTimeoutMs,
       record: structuredClone(this.record),
       published: { ...this.published },
       members: structuredClone(this.members),
@@ -549,8 +689,16 @@ class Model {
         const m = this.member(action.pod);
         m.roleLabel = undefined;
         if (action.deletePod) {
-          // Its fast shutdown sends the standbys all its WAL; the StatefulSet recreates it as a standby.
-          for (const r of this.members) if (r.sql?.inRecovery && m.sql) r.sql.lsn = m.sql.lsn;
+          // Its fast shutdown writes a checkpoint and sends the connected standbys all its WAL, when the connection
+          // lasts; the StatefulSet recreates it as a standby (tick).
+          if (m.sql && !m.sql.inRecovery) {
+            this.acknowledged = m.sql.lsn;
+            const end = m.sql.lsn + 100n;
+            this.disk.set(m.name, end);
+            for (const r of this.members) {
+              if (r.sql?.inRecovery && r.sql.streaming && this.shutdownReachesStandbys) r.sql.lsn = end;
+            }
+          }
           Object.assign(m, { pod: 'terminating', ready: false, sql: undefined });
         }
         return;
@@ -571,11 +719,20 @@ class Model {
           'promoting while another instance runs as a primary',
         );
         this.promotions.push({ term: action.term, pod: action.pod });
-        if (m.sql) m.sql = { ...m.sql, inRecovery: false, streaming: false };
+        const fork = m.sql ? ((m.sql.replayLsn ?? 0n) > m.sql.lsn ? (m.sql.replayLsn ?? 0n) : m.sql.lsn) : 0n;
+        if (m.sql) m.sql = { inRecovery: false, lsn: fork, streaming: false };
+        // The others follow the new timeline unless their WAL went past its fork point.
+        for (const r of this.members) {
+          if (r === m || !r.sql?.inRecovery) continue;
+          const end = (r.sql.replayLsn ?? 0n) > r.sql.lsn ? (r.sql.replayLsn ?? 0n) : r.sql.lsn;
+          r.sql =
+            end > fork ? { ...r.sql, streaming: false } : { inRecovery: true, lsn: fork, streaming: true };
+        }
         return;
       }
       case 'complete-handover':
         delete this.record.handover;
+        delete this.record.primaryUnavailableSince;
         return;
       case 'label': {
         const m = this.member(action.pod);
@@ -587,6 +744,7 @@ class Model {
         this.switchoverTo = undefined;
         return;
       case 'clear-switchover':
+      case 'abort-switchover':
         assert.equal(this.switchoverTo, action.target);
         this.switchoverTo = undefined;
         return;
@@ -594,6 +752,8 @@ class Model {
         this.tick(action.retryInMs ?? 1000);
         return;
       case 'rejoin':
+        this.rejoins.push(action.pod);
+        return;
       case 'steady':
         return;
     }
@@ -604,14 +764,22 @@ class Model {
     this.clock += ms;
     for (const m of this.members) {
       if (m.pod === 'terminating') Object.assign(m, { pod: 'absent' });
-      else if (m.pod === 'absent' && m.name !== this.published.primary)
+      else if (m.pod === 'absent' && m.name !== this.published.primary) {
+        // A pod with WAL on its volume replays it and waits for a primary (it cannot stream from a standby).
+        const end = this.disk.get(m.name);
+        const primary = this.members.find((x) => x.pod === 'running' && x.sql && !x.sql.inRecovery);
+        const follows = end === undefined || (primary?.sql !== undefined && primary.sql.lsn >= end);
         Object.assign(m, {
           pod: 'running',
           ready: true,
           roleLabel: undefined,
           termLabel: undefined,
-          sql: { inRecovery: true, lsn: 0n, streaming: true },
+          sql:
+            end === undefined
+              ? { inRecovery: true, lsn: 0n, streaming: true }
+              : { inRecovery: true, lsn: 0n, replayLsn: end, streaming: follows && primary !== undefined },
         });
+      }
     }
   }
 
@@ -686,14 +854,76 @@ describe('planReplication carried out on a model cluster', () => {
     }
   });
 
-  it('a switchover: the target gets every WAL byte of the old primary before its promotion', () => {
+  it('a switchover: the target gets every WAL byte of the old primary, its shutdown checkpoint too, before its promotion', () => {
     const model = new Model();
     model.member('db-0').sql = { inRecovery: false, lsn: 900n, streaming: false };
     model.switchoverTo = 'db-1';
-    model.run();
+    const actions = model.run();
     assert.deepEqual(model.promotions, [{ term: 2, pod: 'db-1' }]);
-    assert.equal(model.member('db-1').sql?.lsn, 900n);
+    assert.equal(model.member('db-1').sql?.lsn, 1000n, 'up to the end of the shutdown checkpoint');
     assert.equal(model.member('db-0').roleLabel, 'replica');
+    assert.equal(model.member('db-0').sql?.streaming, true, 'the old primary follows the new one');
+    assert.deepEqual(model.rejoins, [], 'without a re-clone');
     assert.equal(model.switchoverTo, undefined, 'the done request is removed');
+    assert.equal(model.record.primaryUnavailableSince, undefined);
+    const promoted = actions.findIndex((a) => a.kind === 'promote');
+    const fenced = actions.findIndex((a) => a.kind === 'fence');
+    assert.ok(fenced >= 0 && fenced < promoted, 'fence before promote');
   });
+
+  it('a switchover whose target loses the old primary’s last WAL (the stream cut by the fence) is aborted without loss', () => {
+    const model = new Model();
+    model.member('db-0').sql = { inRecovery: false, lsn: 900n, streaming: false };
+    model.switchoverTo = 'db-1';
+    model.shutdownReachesStandbys = false;
+    const actions = model.run(200);
+    assert.ok(
+      actions.some((a) => a.kind === 'abort-switchover' && a.target === 'db-1'),
+      'the request is removed',
+    );
+    assert.ok(actions.some((a) => a.kind === 'elect' && a.reason === 'SwitchoverAborted'));
+    assert.deepEqual(model.promotions, [{ term: 3, pod: 'db-0' }], 'the target is never promoted');
+    assert.equal(model.record.primary, 'db-0');
+    assert.ok((model.member('db-0').sql?.lsn ?? 0n) >= model.acknowledged, 'no acknowledged commit lost');
+    assert.equal(model.member('db-1').sql?.streaming, true, 'the target follows the old primary again');
+    assert.deepEqual(model.rejoins, []);
+    assert.equal(model.switchoverTo, undefined, 'not started again');
+  });
+
+  for (const reaches of [true, false]) {
+    it(`a switchover ${reaches ? 'that succeeds' : 'that is aborted'}, the operator killed after each step: the same end, one promotion`, () => {
+      const fresh = () => {
+        const model = new Model();
+        model.member('db-0').sql = { inRecovery: false, lsn: 900n, streaming: false };
+        model.switchoverTo = 'db-1';
+        model.shutdownReachesStandbys = reaches;
+        return model;
+      };
+      const reference = fresh();
+      const steps = reference.run(200).length;
+      const expected = reaches ? [{ term: 2, pod: 'db-1' }] : [{ term: 3, pod: 'db-0' }];
+      assert.deepEqual(reference.promotions, expected);
+      for (let kill = 1; kill < steps; kill++) {
+        const model = fresh();
+        for (let i = 0; i < kill; i++) {
+          const action = planReplication(model.observe()).next;
+          model.apply(action);
+          // The killed operator may have carried its last action out without recording that it did: do it again.
+          if (
+            i === kill - 1 &&
+            !['elect', 'wait', 'abort-switchover', 'clear-switchover'].includes(action.kind)
+          )
+            model.apply(action);
+        }
+        model.run(200);
+        assert.deepEqual(model.promotions, expected, `killed after ${kill} actions`);
+        assert.ok((model.record.primary === 'db-1') === reaches);
+        assert.ok(
+          (model.members.find((m) => m.name === model.record.primary)?.sql?.lsn ?? 0n) >= model.acknowledged,
+          `no acknowledged commit lost (killed after ${kill})`,
+        );
+        assert.deepEqual(model.rejoins, [], `no re-clone (killed after ${kill})`);
+      }
+    });
+  }
 });

@@ -78,11 +78,26 @@ const finished = (a: DrillAction) => {
 describe('planDrill guard rails', () => {
   const cases: Array<[string, DrillObservation, string]> = [
     ['namespace not labelled', base('kill-primary', { namespaceAllowed: false }), 'NamespaceNotAllowed'],
-    ['isolate-primary without enforced NetworkPolicy', base('isolate-primary'), 'NetworkPolicyNotEnforced'],
+    [
+      'isolate-primary (NetworkPolicy enforcement not detectable)',
+      base('isolate-primary'),
+      'NetworkPolicyEnforcementNotDetectable',
+    ],
     ['fill-disk', base('fill-disk'), 'FillDiskUnsafe'],
     ['SampleDB missing', base('kill-primary', { db: undefined as never }), 'SampleDBNotFound'],
     ['SampleDB not Ready', base('kill-primary', { db: { ...healthy, ready: false } }), 'SampleDBNotReady'],
     ['upgrade running', base('kill-primary', { db: { ...healthy, upgrading: true } }), 'UpgradeInProgress'],
+    [
+      // An upgrade restarts the pod: the SampleDB is not Ready then, and the upgrade is the reason to name.
+      'upgrade running with the SampleDB not Ready',
+      base('kill-primary', { db: { ...healthy, ready: false, upgrading: true } }),
+      'UpgradeInProgress',
+    ],
+    [
+      'upgrade running, on one instance',
+      base('kill-replica', { db: { ...healthy, instances: 1, pods: pods.slice(0, 1), upgrading: true } }),
+      'UpgradeInProgress',
+    ],
     [
       'backup running',
       base('kill-primary', { busy: { reason: 'BackupInProgress', message: 'SampleDBBackup b is running' } }),
@@ -126,6 +141,46 @@ describe('planDrill guard rails', () => {
       assert.ok(run.message.length > 10);
     });
   }
+
+  it('names what it checked in the message: the field, the object or the condition that refused', () => {
+    const message = (o: DrillObservation) => finished(planDrill(o)).message;
+    assert.match(message(base('kill-primary', { namespaceAllowed: false })), /sampledb\.io\/drills=allowed/);
+    assert.match(
+      message(
+        base('kill-primary', {
+          db: {
+            ...healthy,
+            ready: false,
+            notReady: { reason: 'PodNotReady', message: 'pod orders-0 starting' },
+          },
+        }),
+      ),
+      /SampleDB orders is not Ready \(PodNotReady: pod orders-0 starting\)/,
+    );
+    assert.match(
+      message(
+        base('kill-primary', {
+          db: { ...healthy, upgrading: true, upgradeStep: { reason: 'RollingRestart', message: 'Step 1' } },
+        }),
+      ),
+      /SampleDB orders is being upgraded \(Upgrading: RollingRestart: Step 1\)/,
+    );
+    assert.match(
+      message(base('kill-primary', { db: { ...healthy, instances: 1, pods: pods.slice(0, 1) } })),
+      /spec\.instances 1, 1 Ready/,
+    );
+    assert.match(
+      message(
+        base('kill-primary', {
+          busy: { reason: 'BackupInProgress', message: 'SampleDBBackup b is running' },
+        }),
+      ),
+      /SampleDBBackup b/,
+    );
+    const isolate = message(base('isolate-primary'));
+    assert.match(isolate, /cannot be read from the Kubernetes API/);
+    assert.match(isolate, /holds no NetworkPolicy permission/);
+  });
 
   it('does nothing when no run is due', () => {
     assert.deepEqual(planDrill(base('kill-primary', { due: undefined as never })), { kind: 'idle' });

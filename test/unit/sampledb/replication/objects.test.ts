@@ -51,17 +51,25 @@ describe('replicated SampleDB objects', () => {
     });
     assert.equal(env.SAMPLEDB_POD?.valueFrom?.fieldRef?.fieldPath, 'metadata.name');
     assert.equal(env.SAMPLEDB_PRIMARY_HOST?.value, 'orders.shop.svc');
-    assert.equal(env.SAMPLEDB_SYNCHRONOUS_STANDBY_NAMES?.value, '');
     assert.ok(postgres.volumeMounts?.some((m) => m.name === 'election' && m.readOnly));
     const election = sts.spec?.template.spec?.volumes?.find((v) => v.name === 'election');
     assert.equal(election?.configMap?.name, 'orders-election');
     assert.equal(election?.configMap?.optional, undefined, 'a pod waits for the record to exist');
   });
 
-  it('synchronous: n makes the primary wait for any n standbys', () => {
-    const sts = statefulSet(resolveInstance(sampleDb({ instances: 3, replication: { synchronous: 1 } })));
-    const env = Object.fromEntries((postgresOf(sts).env ?? []).map((e) => [e.name, e.value]));
-    assert.equal(env.SAMPLEDB_SYNCHRONOUS_STANDBY_NAMES, 'ANY 1 (*)');
+  it('synchronous: n is never part of a server start: the operator sets it once standbys stream', () => {
+    // From the first start, the image's bootstrap server waited for ever on its CREATE DATABASE (real node).
+    const sync = statefulSet(resolveInstance(sampleDb({ instances: 3, replication: { synchronous: 1 } })));
+    const postgres = postgresOf(sync);
+    assert.ok(!(postgres.env ?? []).some((e) => /SYNCHRONOUS/.test(e.name)));
+    assert.doesNotMatch(REPLICATION_START_SCRIPT, /-c "?synchronous_standby_names/);
+    assert.deepEqual(postgres, postgresOf(statefulSet(three())), 'the same container as asynchronous');
+  });
+
+  it('the roles Job grants the failover role the one setting it changes and the reload', () => {
+    assert.match(REPLICATION_ROLES_SCRIPT, /GRANT ALTER SYSTEM ON PARAMETER synchronous_standby_names TO %I/);
+    assert.match(REPLICATION_ROLES_SCRIPT, /GRANT EXECUTE ON FUNCTION pg_catalog.pg_reload_conf\(\) TO %I/);
+    assert.doesNotMatch(REPLICATION_ROLES_SCRIPT, /ALTER SYSTEM ON PARAMETER (?!synchronous_standby_names)/);
   });
 
   it('the client Service selects the primary, -ro the replicas', () => {
@@ -74,6 +82,15 @@ describe('replicated SampleDB objects', () => {
   it('a scale down keeps the pod of the recorded primary until it has been handed over', () => {
     const db = sampleDb({ instances: 2 });
     db.status = { replication: { primary: 'orders-2', term: 3 } };
+    assert.equal(statefulSetReplicas(resolveInstance(db)), 3);
+    // Elected, not yet promoted: the old primary's pod must come back to say where its WAL ends.
+    db.status = {
+      replication: {
+        primary: 'orders-0',
+        term: 4,
+        handover: { from: 'orders-2', reason: 'Switchover', lsn: '0/3000060' },
+      },
+    };
     assert.equal(statefulSetReplicas(resolveInstance(db)), 3);
     db.status = { replication: { primary: 'orders-0', term: 4 } };
     assert.equal(statefulSetReplicas(resolveInstance(db)), 2);
