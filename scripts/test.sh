@@ -13,18 +13,24 @@ passed=0
 failed=0
 step() { printf '\n=== %s ===\n' "$*"; }
 
+# Adds the counts of a finished test run (its log and exit status) to the totals; a run that failed without a
+# failing test (a crash, a global setup that threw) counts as one failure.
+count_tests() {
+  local log=$1 status=$2 p f
+  p=$(awk '/^ℹ pass / { print $3 }' "$log" | tail -n1)
+  f=$(awk '/^ℹ fail / { print $3 }' "$log" | tail -n1)
+  passed=$((passed + ${p:-0}))
+  failed=$((failed + ${f:-0}))
+  if [[ $status -ne 0 && ${f:-0} -eq 0 ]]; then failed=$((failed + 1)); fi
+}
+
 # Runs a test script (node's test runner, see package.json) and adds its counts to the totals.
 run_tests() {
   local log status=0
   log=$(mktemp)
   "$@" 2>&1 | tee "$log" || status=$?
-  local p f
-  p=$(awk '/^ℹ pass / { print $3 }' "$log" | tail -n1)
-  f=$(awk '/^ℹ fail / { print $3 }' "$log" | tail -n1)
+  count_tests "$log" "$status"
   rm -f "$log"
-  passed=$((passed + ${p:-0}))
-  failed=$((failed + ${f:-0}))
-  if [[ $status -ne 0 && ${f:-0} -eq 0 ]]; then failed=$((failed + 1)); fi
 }
 
 step "lint (biome, shellcheck)"
@@ -89,12 +95,41 @@ mapfile -t integration_files < <(find test/integration -name '*.test.ts' ! -path
 step "packaging tools: helm and olm-validate (cold: 540 CPU-seconds, ~5 min on 2 idle cores, 17 min on busy ones; then cached)"
 bash scripts/build-packaging-tools.sh
 
+# The e2e tier runs alongside the integration tier: they use separate control planes (the real node's and the kwok
+# tier's, each on its own free ports), and the e2e files spend most of their time waiting for pods, which leaves CPU
+# the integration tier uses. Its output goes to a log that is printed whole once it ends, so the two do not interleave.
+e2e_pid=
+e2e_log=
+if [[ $e2e == true ]]; then
+  step "e2e tests on a real node, in the background alongside the integration tier (output follows that tier)"
+  e2e_log=$(mktemp)
+  e2e_started=$SECONDS
+  # Its own session, so that a failed or interrupted run stops the whole tier (and so the real node, whose
+  # global teardown restores the machine) and leaves nothing running.
+  setsid npm run -s test:e2e > "$e2e_log" 2>&1 &
+  e2e_pid=$!
+  stop_e2e() { if kill -0 "$e2e_pid" 2> /dev/null; then kill -TERM -- "-$e2e_pid" 2> /dev/null || true; wait "$e2e_pid" || true; fi; }
+  trap stop_e2e EXIT
+  trap 'stop_e2e; exit 130' INT
+  trap 'stop_e2e; exit 143' TERM
+fi
+
 step "integration tests (real kube-apiserver, etcd, controllers, kwok; real PostgreSQL)"
+integration_started=$SECONDS
 run_tests "${integration[@]}" "${integration_files[@]}"
+integration_ended=$SECONDS
+echo "integration tier: $((integration_ended - integration_started)) s"
 
 if [[ $e2e == true ]]; then
   step "e2e tests on a real node (kubelet, containerd, CNI bridge; real PostgreSQL pods)"
-  run_tests npm run -s test:e2e
+  if kill -0 "$e2e_pid" 2> /dev/null; then echo "(waiting for the e2e tier, started $((SECONDS - e2e_started)) s ago)"; fi
+  e2e_status=0
+  wait "$e2e_pid" || e2e_status=$?
+  cat "$e2e_log"
+  count_tests "$e2e_log" "$e2e_status"
+  rm -f "$e2e_log"
+  trap - EXIT INT TERM
+  echo "e2e tier: $((SECONDS - e2e_started)) s, ending $((SECONDS - integration_ended)) s after the integration tier"
 else
   step "e2e tests skipped: $e2e_reason"
 fi
