@@ -176,6 +176,10 @@ export const EVENT_REASONS = {
   drillRefused: 'DrillRefused',
   backupPruned: 'BackupPruned',
   backupPruneFailed: 'BackupPruneFailed',
+  /** BackupHealthy turned False: the latest scheduled backup failed, or none is recent (the note: reason: message). */
+  backupsUnhealthy: 'BackupsUnhealthy',
+  /** BackupHealthy is True again after being False. */
+  backupsHealthyAgain: 'BackupsHealthyAgain',
   childRejected: 'ChildRejected',
   upgradeStep: 'UpgradeStep',
   upgradeCompleted: 'UpgradeCompleted',

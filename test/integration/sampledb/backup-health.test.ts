@@ -76,6 +76,15 @@ const healthOf = async (ns: string) =>
       | undefined
   )?.find((c) => c.type === 'BackupHealthy');
 
+/** The Event of this reason on the SampleDB itself (not on one of its backups). */
+const sampleDbEvent = (ns: string, reason: string) => async () =>
+  (await env.http.list<Event>(EVENTS, { namespace: ns })).items.find(
+    (e) =>
+      e.reason === reason &&
+      e.regarding?.name === 'orders' &&
+      (e.regarding as { kind?: string }).kind === 'SampleDB',
+  );
+
 const completedAt = async (ns: string) =>
   (await env.http.list<Backup>(BACKUPS, { namespace: ns })).items
     .map((b) => (b.status?.phase === 'Completed' ? b.status.completedAt : undefined))
@@ -84,7 +93,7 @@ const completedAt = async (ns: string) =>
     .at(-1);
 
 describe('BackupHealthy (operator process, ServiceAccount RBAC)', { concurrency: true }, () => {
-  it('turns False (NoRecentBackup) at twice the interval after the last backup, True again after one completes', async () => {
+  it('turns False (NoRecentBackup) at twice the interval after the last backup, with Events, True again after one completes', async () => {
     const ns = await env.namespace('overdue');
     const held = new Gate();
     gates.push(held);
@@ -122,6 +131,14 @@ describe('BackupHealthy (operator process, ServiceAccount RBAC)', { concurrency:
       Date.parse(overdue.lastTransitionTime) - deadline <= 10_000,
       `${overdue.lastTransitionTime} ${last}`,
     );
+    // Heard without reading the status: a Warning Event on the SampleDB with the reason and message.
+    const warned = await eventually(
+      'a BackupsUnhealthy Event on the SampleDB',
+      sampleDbEvent(ns, 'BackupsUnhealthy'),
+      operator,
+    );
+    assert.equal(warned.type, 'Warning');
+    assert.equal(warned.note, `NoRecentBackup: ${overdue.message}`);
 
     held.open();
     const again = await eventually(
@@ -135,9 +152,15 @@ describe('BackupHealthy (operator process, ServiceAccount RBAC)', { concurrency:
     );
     assert.equal(again.reason, 'BackupsHealthy');
     assert.match(again.message, /^The last backup completed at /);
+    const recovered = await eventually(
+      'a BackupsHealthyAgain Event on the SampleDB',
+      sampleDbEvent(ns, 'BackupsHealthyAgain'),
+      operator,
+    );
+    assert.equal(recovered.type, 'Normal');
   });
 
-  it('turns False (LatestBackupFailed) with a BackupFailed Event when a scheduled backup fails, True after the next completes', async () => {
+  it('turns False (LatestBackupFailed) with BackupFailed and BackupsUnhealthy Events when a scheduled backup fails, True after the next completes', async () => {
     const ns = await env.namespace('failed');
     plans.set(ns, (n) => (n === 0 ? 'fail' : 'run'));
     await createDb(ns);
@@ -163,6 +186,16 @@ describe('BackupHealthy (operator process, ServiceAccount RBAC)', { concurrency:
       operator,
     );
     assert.equal(event.type, 'Warning');
+    const warned = await eventually(
+      'a BackupsUnhealthy Event on the SampleDB',
+      sampleDbEvent(ns, 'BackupsUnhealthy'),
+      operator,
+    );
+    assert.equal(warned.type, 'Warning');
+    assert.match(
+      warned.note ?? '',
+      /^LatestBackupFailed: The latest scheduled backup orders-\d{12} failed: /,
+    );
 
     const again = await eventually(
       'BackupHealthy True after the next scheduled backup completed',
