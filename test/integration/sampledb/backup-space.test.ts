@@ -158,7 +158,13 @@ describe('backups cannot fill a disk or pile up (operator process, ServiceAccoun
     const needed = Math.ceil(size * 1.2);
     const expected = `${Math.ceil((capacity + size + 2 * needed) / 2 ** 30)}Gi`;
     const claim = await env.http.get<Claim>(PVCS, claimRef);
-    assert.equal(claim.spec?.resources?.requests?.storage, expected, 'the operator grew its backup claim');
+    // Failed in 2 of 6 runs under load (2026-12-06: the claim stayed 2Gi and the backup still completed) and not
+    // yet explained, so a failure says what the backup and the operator saw.
+    assert.equal(
+      claim.spec?.resources?.requests?.storage,
+      expected,
+      `the operator grew its backup claim (capacity ${capacity}, last dump ${size} B; third: ${JSON.stringify(third.status)})\n${operator.tail(40)}`,
+    );
     assert.equal(claim.status?.capacity?.storage, expected, 'the backup ran once the volume had grown');
   });
 
