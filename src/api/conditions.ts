@@ -184,6 +184,7 @@ export const EVENT_REASONS = {
   upgradeStep: 'UpgradeStep',
   upgradeCompleted: 'UpgradeCompleted',
   upgradeFailed: 'UpgradeFailed',
+  upgradeRetried: 'UpgradeRetried',
   downgradeRefused: 'DowngradeRefused',
   majorUpgradeRefused: 'MajorUpgradeRefused',
   finalBackupRetry: 'FinalBackupRetry',

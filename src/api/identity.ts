@@ -96,6 +96,8 @@ export const ANNOTATIONS = {
   fromImage: `${GROUP}/from-image`,
   /** On a rollback Job: why the upgrade is rolled back. */
   cause: `${GROUP}/cause`,
+  /** On a SampleDB: a new value asks for a new attempt of a failed major upgrade (status.upgrade.retryRequest). */
+  retryUpgrade: `${GROUP}/retry-upgrade`,
   /** On a SampleDB: hand the primary over to this pod (a clean switchover). */
   switchoverTo: `${GROUP}/switchover-to`,
   /** On database pods: the election term in which the operator labelled it. */

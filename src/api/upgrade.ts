@@ -87,8 +87,23 @@ export const UpgradeStatusSchema = Type.Object(
     toMajor: Type.Integer({ description: 'The major version the upgrade goes to.' }),
     step: Type.String({
       description:
-        'Where the upgrade is: Backup, Stopping, Preflight, Upgrade, Starting, Verify, Cleanup, Done, RollingBack, Failed.',
+        'Where the upgrade is: Backup, Stopping, Preflight, Upgrade, Starting, Verify, Cleanup, Done, RollingBack, Failed; ' +
+        'Abandoned once spec.version went back to the old major before the upgrade Job.',
     }),
+    attempt: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description:
+          'Which attempt at this upgrade runs (absent: 1). A retry (annotation sampledb.io/retry-upgrade) or raising ' +
+          'the major again after an abandoned attempt starts the next one, with a backup and Jobs of its own.',
+      }),
+    ),
+    retryRequest: Type.Optional(
+      Type.String({
+        description:
+          'The last value of the annotation sampledb.io/retry-upgrade the operator has seen (acted on if the upgrade had failed).',
+      }),
+    ),
     backup: Type.Optional(
       Type.String({ description: 'The pre-upgrade SampleDBBackup (kept after the upgrade).' }),
     ),

@@ -58,7 +58,12 @@ export interface ObservedChildren {
     };
     route: { fromMajor: number; toMajor: number };
     waitingUntil?: string;
+    /** Which attempt at this upgrade runs, and the last retry-upgrade annotation value seen. */
+    attempt?: number;
+    retryRequest?: string;
   };
+  /** spec.version went back before the recorded upgrade's Job: status.upgrade.step becomes Abandoned. */
+  upgradeAbandoned?: boolean;
   /** A version change (minor rollout or major upgrade) is running: the phase is Upgrading. */
   upgrading?: boolean;
   /** status.migrations as the migrations step recorded it (steps/migrations.ts). */
@@ -231,12 +236,20 @@ function majorUpgradeRunning(observed: ObservedChildren): boolean {
   return step !== undefined && step !== 'Done' && step !== 'Failed';
 }
 
-function upgradeStatus({ plan, route, waitingUntil }: NonNullable<ObservedChildren['majorUpgrade']>) {
+function upgradeStatus({
+  plan,
+  route,
+  waitingUntil,
+  attempt,
+  retryRequest,
+}: NonNullable<ObservedChildren['majorUpgrade']>) {
   return {
     ...(waitingUntil ? { waitingUntil } : {}),
     fromMajor: route.fromMajor,
     toMajor: route.toMajor,
     step: plan.step,
+    ...(attempt ? { attempt } : {}),
+    ...(retryRequest !== undefined ? { retryRequest } : {}),
     ...(plan.backup ? { backup: plan.backup } : {}),
     ...(plan.failure ? { message: plan.failure } : {}),
   };
@@ -353,6 +366,9 @@ export function sampleDbStatus(
       : {}),
     ...(observed.bindingSecret ? { binding: { name: instance.names.bindingSecret } } : {}),
     ...(observed.majorUpgrade ? { upgrade: upgradeStatus(observed.majorUpgrade) } : {}),
+    ...(!observed.majorUpgrade && observed.upgradeAbandoned && db.status?.upgrade
+      ? { upgrade: { ...db.status.upgrade, step: 'Abandoned' } }
+      : {}),
     ...(observed.migrations ? { migrations: [...observed.migrations] } : {}),
   };
 }

@@ -8,11 +8,14 @@ import { replicated } from '../replication/objects.ts';
 import { JOBS, PODS, SAMPLEDB_BACKUPS, STATEFULSETS } from '../resources.ts';
 import { preUpgradeBackup, type UpgradeRoute, upgradeJob, upgradeJobName } from '../upgrade/jobs.ts';
 import {
+  currentAttempt,
   type JobState,
   planUpgrade,
   preUpgradeBackupName,
+  retryWanted,
   type UpgradeObservation,
   type UpgradePlan,
+  type UpgradeRecord,
 } from '../upgrade/plan.ts';
 import { reportOf } from '../upgrade/version.ts';
 import { windowState } from '../upgrade/window.ts';
@@ -74,8 +77,9 @@ export function abandonedPreflight({ instance, view }: StepContext): UpgradeRout
   const { namespace, names } = instance;
   const toMajor = upgradingToOf(view.get(STATEFULSETS, namespace, names.statefulSet));
   if (toMajor === undefined || toMajor === majorVersion(instance.spec.version)) return undefined;
-  if (view.get(JOBS, namespace, upgradeJobName(instance.name, toMajor, 'upgrade'))) return undefined;
-  const preflight = view.get(JOBS, namespace, upgradeJobName(instance.name, toMajor, 'preflight'));
+  const attempt = currentAttempt(upgradeRecord(instance.object), toMajor);
+  if (view.get(JOBS, namespace, upgradeJobName(instance.name, toMajor, 'upgrade', attempt))) return undefined;
+  const preflight = view.get(JOBS, namespace, upgradeJobName(instance.name, toMajor, 'preflight', attempt));
   if (!preflight) return undefined;
   const pods = view.ownedBy(PODS, preflight.metadata.uid);
   const reading =
@@ -86,21 +90,37 @@ export function abandonedPreflight({ instance, view }: StepContext): UpgradeRout
   const toImage = preflight.spec?.template.spec?.containers[0]?.image;
   const fromMajor = Number.parseInt(annotations[ANNOTATIONS.fromMajor] ?? '', 10);
   if (!reading || !fromImage || !toImage || Number.isNaN(fromMajor)) return undefined;
-  return { fromMajor, toMajor, fromImage, toImage };
+  return { fromMajor, toMajor, fromImage, toImage, attempt };
+}
+
+/** status.upgrade as the last reconcile wrote it: which attempt the objects are named for, the request acted on. */
+function upgradeRecord(db: StepContext['instance']['object']): UpgradeRecord | undefined {
+  const recorded = db.status?.upgrade;
+  if (!recorded) return undefined;
+  return {
+    toMajor: recorded.toMajor,
+    step: recorded.step,
+    ...(recorded.attempt ? { attempt: recorded.attempt } : {}),
+    ...(recorded.retryRequest !== undefined ? { retryRequest: recorded.retryRequest } : {}),
+  };
 }
 
 /** The route of the upgrade due or under way, if any: from the Jobs once they exist, else from the hold. */
-function routeOf({ instance, view }: StepContext): UpgradeRoute | undefined {
+function routeOf(
+  { instance, view }: StepContext,
+  attemptOf: (toMajor: number) => number,
+): UpgradeRoute | undefined {
   const { namespace, names, spec } = instance;
   const toMajor = majorVersion(spec.version);
+  const attempt = attemptOf(toMajor);
   const existing = view.get(STATEFULSETS, namespace, names.statefulSet);
   const underWay = upgradeUnderWay(existing, (major) =>
-    view.get(JOBS, namespace, upgradeJobName(instance.name, major, 'upgrade')),
+    view.get(JOBS, namespace, upgradeJobName(instance.name, major, 'upgrade', attemptOf(major))),
   );
-  if (underWay && underWay.toMajor !== toMajor) return underWay;
+  if (underWay && underWay.toMajor !== toMajor) return { ...underWay, attempt: attemptOf(underWay.toMajor) };
   const recorded = [
-    view.get(JOBS, namespace, upgradeJobName(instance.name, toMajor, 'preflight')),
-    view.get(SAMPLEDB_BACKUPS, namespace, preUpgradeBackupName(instance.name, toMajor)),
+    view.get(JOBS, namespace, upgradeJobName(instance.name, toMajor, 'preflight', attempt)),
+    view.get(SAMPLEDB_BACKUPS, namespace, preUpgradeBackupName(instance.name, toMajor, attempt)),
   ].find((o) => o?.metadata.annotations?.[ANNOTATIONS.fromImage]);
   if (recorded) {
     const annotations = recorded.metadata.annotations ?? {};
@@ -109,12 +129,13 @@ function routeOf({ instance, view }: StepContext): UpgradeRoute | undefined {
       toMajor,
       fromImage: annotations[ANNOTATIONS.fromImage] as string,
       toImage: spec.image,
+      attempt,
     };
   }
   const held = workloadVersion(instance, existing).held;
   const fromImage = templateImage(existing);
   if (!held || held.toMajor < held.fromMajor || !fromImage) return undefined;
-  return { fromMajor: held.fromMajor, toMajor, fromImage, toImage: spec.image };
+  return { fromMajor: held.fromMajor, toMajor, fromImage, toImage: spec.image, attempt };
 }
 
 function observe(ctx: StepContext, route: UpgradeRoute): UpgradeObservation {
@@ -123,10 +144,15 @@ function observe(ctx: StepContext, route: UpgradeRoute): UpgradeObservation {
   const sts = view.get(STATEFULSETS, namespace, names.statefulSet);
   const pod = view.get(PODS, namespace, names.pod);
   const job = (mode: 'preflight' | 'upgrade' | 'rollback' | 'cleanup') => {
-    const found = view.get(JOBS, namespace, upgradeJobName(instance.name, route.toMajor, mode));
+    const found = view.get(
+      JOBS,
+      namespace,
+      upgradeJobName(instance.name, route.toMajor, mode, route.attempt),
+    );
     return { found, state: jobState(found, found ? view.ownedBy(PODS, found.metadata.uid) : []) };
   };
-  const backup = view.get(SAMPLEDB_BACKUPS, namespace, preUpgradeBackupName(instance.name, route.toMajor));
+  const backupName = preUpgradeBackupName(instance.name, route.toMajor, route.attempt);
+  const backup = view.get(SAMPLEDB_BACKUPS, namespace, backupName);
   const verifyJob = view.get(JOBS, namespace, versionJobName(instance.name, route.toImage));
   const verify = verifyJob && reportOf(verifyJob, view.ownedBy(PODS, verifyJob.metadata.uid));
   const rollback = job('rollback');
@@ -141,7 +167,7 @@ function observe(ctx: StepContext, route: UpgradeRoute): UpgradeObservation {
     ...(backup
       ? {
           backup: {
-            name: backup.metadata.name ?? preUpgradeBackupName(instance.name, route.toMajor),
+            name: backup.metadata.name ?? backupName,
             ...(backup.status?.phase ? { phase: backup.status.phase } : {}),
             ...(backupMessage ? { message: backupMessage } : {}),
           },
@@ -182,17 +208,22 @@ function observe(ctx: StepContext, route: UpgradeRoute): UpgradeObservation {
 const optional = <K extends string, V>(key: K, value: V | undefined) =>
   (value === undefined ? {} : { [key]: value }) as Partial<Record<K, V>>;
 
-function condition(plan: UpgradePlan, route: UpgradeRoute, jobs: readonly string[]): ConditionInput {
+function condition(plan: UpgradePlan, route: UpgradeRoute): ConditionInput {
   const backup = plan.backup ? ` The pre-upgrade backup is SampleDBBackup ${plan.backup}.` : '';
+  const attempt = route.attempt ?? 1;
+  const which = attempt > 1 ? ` (attempt ${attempt})` : '';
   if (plan.step === 'Failed') {
     return {
       type: SAMPLEDB_CONDITIONS.upgrading,
       status: 'False',
       reason: REASONS.majorUpgradeFailed,
       message:
-        `The upgrade from PostgreSQL ${route.fromMajor} to ${route.toMajor} failed: ${plan.failure}. ` +
-        `PostgreSQL ${route.fromMajor} runs on its own files again.${backup} Set spec.version back to ` +
-        `${route.fromMajor}, or fix the cause and delete ${jobs.length > 0 ? `the Jobs ${jobs.join(', ')} and ` : ''}the backup to retry.`,
+        `The upgrade from PostgreSQL ${route.fromMajor} to ${route.toMajor}${which} failed: ${plan.failure}. ` +
+        (plan.workload.replicas === 1
+          ? `PostgreSQL ${route.fromMajor} runs on its own files again.${backup} Set spec.version back to ` +
+            `${route.fromMajor}, or fix the cause and set the annotation ${ANNOTATIONS.retryUpgrade} to a new ` +
+            `value for attempt ${attempt + 1} (a new backup and new Jobs).`
+          : `The database stays stopped.${backup}`),
     };
   }
   if (plan.step === 'Done') {
@@ -200,7 +231,7 @@ function condition(plan: UpgradePlan, route: UpgradeRoute, jobs: readonly string
       type: SAMPLEDB_CONDITIONS.upgrading,
       status: 'False',
       reason: REASONS.upToDate,
-      message: `Upgraded from PostgreSQL ${route.fromMajor} to ${route.toMajor}.${backup}`,
+      message: `Upgraded from PostgreSQL ${route.fromMajor} to ${route.toMajor}${which}.${backup}`,
     };
   }
   const why = plan.next.kind === 'wait' ? `: ${plan.next.why}` : '';
@@ -208,7 +239,7 @@ function condition(plan: UpgradePlan, route: UpgradeRoute, jobs: readonly string
     type: SAMPLEDB_CONDITIONS.upgrading,
     status: 'True',
     reason: REASONS.majorUpgrade,
-    message: `Step ${plan.step} of the upgrade from PostgreSQL ${route.fromMajor} to ${route.toMajor}${why}.${plan.failure ? ` Rolling back because ${plan.failure}.` : ''}${backup}`,
+    message: `Step ${plan.step} of the upgrade from PostgreSQL ${route.fromMajor} to ${route.toMajor}${which}${why}.${plan.failure ? ` Rolling back because ${plan.failure}.` : ''}${backup}`,
   };
 }
 
@@ -239,26 +270,39 @@ export const runMajorUpgrade: Step = {
   writes: ['apply', 'create-once', 'event'],
   async run(ctx) {
     const { instance, write } = ctx;
+    const record = upgradeRecord(instance.object);
+    const request = instance.object.metadata.annotations?.[ANNOTATIONS.retryUpgrade];
     const abandoned = abandonedPreflight(ctx);
-    const route = abandoned ?? routeOf(ctx);
-    if (!route) return undefined;
+    let route = abandoned ?? routeOf(ctx, (major) => currentAttempt(record, major));
+    if (!route) {
+      // The spec went back to the files' major before this upgrade's Job (or after it failed): recorded, so raising
+      // the major again starts a new attempt with a backup of the data as it is then, not this attempt's.
+      const specMajor = majorVersion(instance.spec.version);
+      if (record && record.step !== 'Done' && record.step !== 'Abandoned' && record.toMajor !== specMajor) {
+        return { observed: { upgradeAbandoned: true } };
+      }
+      return undefined;
+    }
     // pg_upgrade runs on one data volume (pod 0's) with the StatefulSet stopped; with replicas it would upgrade
     // whichever instance is pod 0 and leave the others on the old major. Not built: nothing is touched, the
     // StatefulSet stays on the major of its files and the version step says why (MajorUpgradeWithReplicas).
     const sts = ctx.view.get(STATEFULSETS, instance.namespace, instance.names.statefulSet);
     if (replicated(instance) && !abandoned && upgradingToOf(sts) === undefined) return undefined;
-    const obs: UpgradeObservation = {
+    let obs: UpgradeObservation = {
       ...observe(ctx, route),
       ...(abandoned ? { abandoned: { preflightReading: true } } : {}),
     };
-    const plan = planUpgrade(obs, instance.name);
-    const jobs = [
-      ...(['preflight', 'upgrade', 'rollback', 'cleanup'] as const)
-        .map((mode) => upgradeJobName(instance.name, route.toMajor, mode))
-        .filter((name) => ctx.view.get(JOBS, instance.namespace, name)),
-      ...(obs.verify ? [versionJobName(instance.name, route.toImage)] : []),
-    ];
-    const conditions = [condition(plan, route, jobs)];
+    let plan = planUpgrade(obs, instance.name, route.attempt);
+    // A failed attempt stays failed until a new value of the annotation asks for the next one.
+    let retriedFrom: UpgradePlan | undefined;
+    if (!abandoned && retryWanted(plan, route.fromMajor, record, request)) {
+      retriedFrom = plan;
+      route = { ...route, attempt: (route.attempt ?? 1) + 1 };
+      obs = observe(ctx, route);
+      plan = planUpgrade(obs, instance.name, route.attempt);
+    }
+    const attempt = route.attempt ?? 1;
+    const conditions = [condition(plan, route)];
     // The spec moved away from an upgrade that has already touched the files: carried through, and said so.
     const specMajor = majorVersion(instance.spec.version);
     const overridden =
@@ -270,6 +314,10 @@ export const runMajorUpgrade: Step = {
       majorUpgrade: {
         plan,
         route,
+        attempt,
+        ...((request ?? record?.retryRequest) !== undefined
+          ? { retryRequest: (request ?? record?.retryRequest) as string }
+          : {}),
         ...(plan.step === 'WaitingForWindow' && obs.window.opensAt
           ? { waitingUntil: obs.window.opensAt }
           : {}),
@@ -286,6 +334,17 @@ export const runMajorUpgrade: Step = {
     const next = plan.next;
     const event = (type: 'Normal' | 'Warning', reason: string, note: string) =>
       write.event({ regarding: instance.object, type, reason, action: plan.step, note });
+    if (retriedFrom || attempt > (record?.toMajor === route.toMajor ? (record.attempt ?? 1) : 1)) {
+      await event(
+        'Normal',
+        EVENT_REASONS.upgradeRetried,
+        `Attempt ${attempt} of the upgrade from PostgreSQL ${route.fromMajor} to ${route.toMajor}` +
+          (retriedFrom
+            ? ` (${ANNOTATIONS.retryUpgrade}=${request}); attempt ${attempt - 1} failed: ${retriedFrom.failure}.`
+            : `: the last attempt was abandoned.`) +
+          ` Its backup ${preUpgradeBackupName(instance.name, route.toMajor, attempt)} is new; the earlier backup is kept.`,
+      );
+    }
     switch (next.kind) {
       case 'create-backup':
         await write.createOnce(SAMPLEDB_BACKUPS, preUpgradeBackup(instance, route));

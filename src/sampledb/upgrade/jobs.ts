@@ -30,10 +30,18 @@ export interface UpgradeRoute {
   toMajor: number;
   fromImage: string;
   toImage: string;
+  /** Which attempt at this upgrade (status.upgrade.attempt); absent: 1. */
+  attempt?: number;
 }
 
-export function upgradeJobName(sampleDbName: string, toMajor: number, mode: UpgradeMode): string {
-  return boundedName(sampleDbName, `upgrade-${toMajor}-${mode}`);
+/** Attempt 1 keeps the names of before attempts existed; attempt n > 1 has `-a<n>` after the major. */
+export function upgradeJobName(
+  sampleDbName: string,
+  toMajor: number,
+  mode: UpgradeMode,
+  attempt = 1,
+): string {
+  return boundedName(sampleDbName, `upgrade-${toMajor}${attempt > 1 ? `-a${attempt}` : ''}-${mode}`);
 }
 
 const DEADLINES: Record<UpgradeMode, number> = {
@@ -106,13 +114,18 @@ export function upgradeJob(
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
-    metadata: childMeta(instance, upgradeJobName(instance.name, route.toMajor, mode), 'upgrade', {
-      annotations: {
-        [ANNOTATIONS.fromMajor]: String(route.fromMajor),
-        [ANNOTATIONS.fromImage]: route.fromImage,
-        ...(cause ? { [ANNOTATIONS.cause]: cause.slice(0, 2048) } : {}),
+    metadata: childMeta(
+      instance,
+      upgradeJobName(instance.name, route.toMajor, mode, route.attempt),
+      'upgrade',
+      {
+        annotations: {
+          [ANNOTATIONS.fromMajor]: String(route.fromMajor),
+          [ANNOTATIONS.fromImage]: route.fromImage,
+          ...(cause ? { [ANNOTATIONS.cause]: cause.slice(0, 2048) } : {}),
+        },
       },
-    }),
+    ),
     spec: {
       // A retry after a killed pod resumes (the scripts are idempotent); a real failure fails the same way again.
       backoffLimit: mode === 'preflight' ? 0 : 2,
@@ -131,7 +144,7 @@ export function preUpgradeBackup(instance: SampleDbInstance, route: UpgradeRoute
     apiVersion: API_VERSION,
     kind: KINDS.sampleDbBackup,
     metadata: {
-      name: preUpgradeBackupName(instance.name, route.toMajor),
+      name: preUpgradeBackupName(instance.name, route.toMajor, route.attempt),
       namespace: instance.namespace,
       labels: { ...instance.labels.backup, [LABELS.trigger]: TRIGGER_UPGRADE },
       annotations: {

@@ -100,8 +100,48 @@ export interface UpgradePlan {
 /** How long the new server may take to become ready after the upgrade Job before the upgrade is rolled back. */
 export const START_TIMEOUT_MS = 15 * 60_000;
 
-export function preUpgradeBackupName(sampleDbName: string, toMajor: number): string {
-  return `${sampleDbName}-pre-upgrade-${toMajor}`;
+/** Attempt 1 keeps the names of before attempts existed; a later attempt has a backup of its own. */
+export function preUpgradeBackupName(sampleDbName: string, toMajor: number, attempt = 1): string {
+  return `${sampleDbName}-pre-upgrade-${toMajor}${attempt > 1 ? `-attempt-${attempt}` : ''}`;
+}
+
+/** What status.upgrade recorded about the last major upgrade. */
+export interface UpgradeRecord {
+  toMajor: number;
+  step: string;
+  attempt?: number;
+  retryRequest?: string;
+}
+
+/**
+ * Which attempt at the upgrade to `toMajor` the cluster's objects are named for, from the status alone: the
+ * recorded attempt, or the next one once the recorded attempt was abandoned (spec.version set back before its
+ * upgrade Job). Stable until the status changes, so a kill before the status write names the same objects again.
+ */
+export function currentAttempt(record: UpgradeRecord | undefined, toMajor: number): number {
+  if (record?.toMajor !== toMajor) return 1;
+  const attempt = record.attempt ?? 1;
+  return record.step === 'Abandoned' ? attempt + 1 : attempt;
+}
+
+/**
+ * A retry of a failed upgrade: only when this attempt ended Failed with the old server up on its own files (not
+ * after a failed rollback, the files are in doubt), the spec still asks for it, and the annotation carries a value
+ * the status has not recorded yet. Any value seen is recorded, so one value starts at most one attempt.
+ */
+export function retryWanted(
+  plan: Pick<UpgradePlan, 'step' | 'workload'>,
+  fromMajor: number,
+  record: UpgradeRecord | undefined,
+  request: string | undefined,
+): boolean {
+  return (
+    plan.step === 'Failed' &&
+    plan.workload.replicas === 1 &&
+    plan.workload.dataMajor === fromMajor &&
+    request !== undefined &&
+    request !== record?.retryRequest
+  );
 }
 
 /** Why the upgraded server does not pass, once that is known for good. */
@@ -119,7 +159,7 @@ function verificationFailure(obs: UpgradeObservation): string | undefined {
 }
 
 /** The next thing to do in the major upgrade from `fromMajor` to `toMajor`. */
-export function planUpgrade(obs: UpgradeObservation, sampleDbName: string): UpgradePlan {
+export function planUpgrade(obs: UpgradeObservation, sampleDbName: string, attempt = 1): UpgradePlan {
   const oldUp: WorkloadDirective = { image: obs.oldImage, replicas: 1, dataMajor: obs.fromMajor };
   const oldDown: WorkloadDirective = { ...oldUp, replicas: 0 };
   const newUp: WorkloadDirective = { image: obs.newImage, replicas: 1, dataMajor: obs.toMajor };
@@ -247,6 +287,6 @@ export function planUpgrade(obs: UpgradeObservation, sampleDbName: string): Upgr
   }
   return plan('Backup', oldUp, {
     kind: 'create-backup',
-    name: preUpgradeBackupName(sampleDbName, obs.toMajor),
+    name: preUpgradeBackupName(sampleDbName, obs.toMajor, attempt),
   });
 }

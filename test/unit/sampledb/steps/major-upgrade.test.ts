@@ -68,7 +68,7 @@ class Cluster {
       if (job.status?.succeeded || job.status?.conditions?.length) continue;
       const name = job.metadata?.name as string;
       // A Job runs only against a server that is up (clients, cleanup) or files that are offline (the others).
-      const offline = /-upgrade-\d+-(preflight|upgrade|rollback)$/.test(name);
+      const offline = /-upgrade-\d+(-a\d+)?-(preflight|upgrade|rollback)$/.test(name);
       if (offline ? Boolean(pod) : !(pod && sts?.status?.readyReplicas)) continue;
       const podOf = (status: V1Pod['status']): V1Pod => ({
         apiVersion: 'v1',
@@ -349,7 +349,10 @@ describe('major upgrade through the reconcile (fake apiserver)', () => {
     assert.equal(after.metadata?.annotations?.['sampledb.io/upgrading-to'], undefined);
     assert.equal(after.metadata?.annotations?.['sampledb.io/data-major'], '15');
 
-    // Asked for again: the preflight's record is reused, but pg_upgrade is created only once the server is down.
+    assert.equal(cluster.db().status?.upgrade?.step, 'Abandoned');
+
+    // Asked for again: a new attempt, with a backup of the data as it is now and a preflight of its own; pg_upgrade
+    // is created only once the server is down.
     cluster.api.put(SAMPLEDBS, { ...cluster.db(), spec: { ...cluster.db().spec, version: '17' } });
     for (let i = 0; i < 80 && cluster.db().status?.upgrade?.step !== 'Done'; i++) {
       await cluster.reconcile();
@@ -366,5 +369,129 @@ describe('major upgrade through the reconcile (fake apiserver)', () => {
     }
     assert.equal(cluster.db().status?.upgrade?.step, 'Done');
     assert.equal(cluster.db().status?.currentVersion, '17.2');
+    assert.equal(cluster.db().status?.upgrade?.attempt, 2);
+    assert.equal(cluster.db().status?.upgrade?.backup, 'orders-pre-upgrade-17-attempt-2');
+    assert.ok(cluster.jobsRun.includes('orders-upgrade-17-a2-preflight'));
+    assert.ok(cluster.jobsRun.includes('orders-upgrade-17-a2-upgrade'));
+    assert.ok(!cluster.jobsRun.includes('orders-upgrade-17-upgrade'));
+    // The first attempt's backup is a user's backup: kept.
+    assert.ok(cluster.api.get(SAMPLEDB_BACKUPS, 'shop', 'orders-pre-upgrade-17'));
+  });
+
+  const annotate = (cluster: Cluster, value: string) => {
+    const db = cluster.db();
+    cluster.api.put(SAMPLEDBS, {
+      ...db,
+      metadata: {
+        ...db.metadata,
+        annotations: { ...db.metadata.annotations, 'sampledb.io/retry-upgrade': value },
+      },
+    });
+  };
+  const retriedEvents = (cluster: Cluster) =>
+    cluster.api.events.filter((e) => (e as { reason?: string }).reason === 'UpgradeRetried');
+  const failedOnFifteen = (db: SampleDbObject) =>
+    db.status?.upgrade?.step === 'Failed' && db.status.phase === 'Ready';
+
+  it('a failed upgrade stays failed until the retry-upgrade annotation asks; then a new attempt with a new backup', async () => {
+    const cluster = await onFifteen();
+    cluster.failing.add('orders-upgrade-17-upgrade');
+    await cluster.settle(failedOnFifteen);
+    assert.equal(cluster.db().status?.upgrade?.attempt, 1);
+    assert.match(
+      upgrading(cluster.db())?.message ?? '',
+      /sampledb\.io\/retry-upgrade to a new value for attempt 2/,
+    );
+    // No retry by itself.
+    for (let i = 0; i < 5; i++) {
+      await cluster.reconcile();
+      await cluster.play();
+    }
+    assert.equal(cluster.db().status?.upgrade?.step, 'Failed');
+    assert.equal(cluster.api.get(SAMPLEDB_BACKUPS, 'shop', 'orders-pre-upgrade-17-attempt-2'), undefined);
+    assert.equal(retriedEvents(cluster).length, 0);
+
+    cluster.failing.clear();
+    cluster.jobsRun.length = 0;
+    annotate(cluster, 'fixed-1');
+    const messages = new Set<string>();
+    await cluster.settle((db) => {
+      messages.add(upgrading(db)?.message ?? '');
+      return db.status?.upgrade?.step === 'Done' && db.status.phase === 'Ready';
+    });
+    const status = cluster.db().status;
+    assert.equal(status?.currentVersion, '17.2');
+    assert.equal(status?.upgrade?.attempt, 2);
+    assert.equal(status?.upgrade?.retryRequest, 'fixed-1');
+    assert.equal(status?.upgrade?.backup, 'orders-pre-upgrade-17-attempt-2');
+    assert.ok(
+      [...messages].some((m) => /to 17 \(attempt 2\)/.test(m)),
+      [...messages].join('\n'),
+    );
+    assert.deepEqual(
+      cluster.jobsRun.map((name) => name.replace(/-[0-9a-f]{10}$/, '')),
+      [
+        'orders-upgrade-17-a2-preflight',
+        'orders-upgrade-17-a2-upgrade',
+        'orders-version',
+        'orders-upgrade-17-a2-cleanup',
+      ],
+    );
+    // Both backups: the first attempt's is kept, the second is of the data at the retry.
+    assert.ok(cluster.api.get(SAMPLEDB_BACKUPS, 'shop', 'orders-pre-upgrade-17'));
+    assert.equal(
+      cluster.api.get(SAMPLEDB_BACKUPS, 'shop', 'orders-pre-upgrade-17-attempt-2')?.status?.phase,
+      'Completed',
+    );
+    assert.equal(retriedEvents(cluster).length, 1);
+    assert.match(
+      String((retriedEvents(cluster)[0] as { note?: string }).note),
+      /Attempt 2 .*retry-upgrade=fixed-1/,
+    );
+  });
+
+  it('one annotation value starts one attempt: a second failure stays failed until a new value', async () => {
+    const cluster = await onFifteen();
+    cluster.failing.add('orders-upgrade-17-upgrade');
+    cluster.failing.add('orders-upgrade-17-a2-upgrade');
+    await cluster.settle(failedOnFifteen);
+    annotate(cluster, 'again');
+    await cluster.settle((db) => db.status?.upgrade?.attempt === 2 && failedOnFifteen(db));
+    for (let i = 0; i < 5; i++) {
+      await cluster.reconcile();
+      await cluster.play();
+    }
+    assert.equal(cluster.db().status?.upgrade?.attempt, 2);
+    assert.equal(cluster.db().status?.upgrade?.step, 'Failed');
+    assert.equal(cluster.api.get(SAMPLEDB_BACKUPS, 'shop', 'orders-pre-upgrade-17-attempt-3'), undefined);
+    assert.equal(retriedEvents(cluster).length, 1);
+    annotate(cluster, 'and-again');
+    await cluster.settle((db) => db.status?.upgrade?.step === 'Done' && db.status.phase === 'Ready');
+    assert.equal(cluster.db().status?.upgrade?.attempt, 3);
+    assert.equal(retriedEvents(cluster).length, 2);
+  });
+
+  it('a retry finishes when the operator is killed at any write of it', async () => {
+    const start = async () => {
+      const cluster = await onFifteen();
+      cluster.failing.add('orders-upgrade-17-upgrade');
+      await cluster.settle(failedOnFifteen);
+      cluster.failing.clear();
+      annotate(cluster, 'go');
+      return cluster;
+    };
+    const reference = await start();
+    const before = reference.api.log.length;
+    await reference.settle((db) => db.status?.upgrade?.step === 'Done' && db.status.phase === 'Ready');
+    const writes = reference.api.log.length - before;
+    for (let crashAt = 1; crashAt <= writes; crashAt += 1) {
+      const cluster = await start();
+      cluster.api.crashAt = cluster.api.log.filter((w) => w.verb !== 'note').length + crashAt;
+      await cluster.settle((db) => db.status?.upgrade?.step === 'Done' && db.status.phase === 'Ready');
+      assert.equal(cluster.crashes, 1, `the operator was killed at write ${crashAt}`);
+      assert.equal(cluster.db().status?.upgrade?.attempt, 2, `crash at write ${crashAt}`);
+      assert.equal(cluster.db().status?.currentVersion, '17.2', `crash at write ${crashAt}`);
+      assert.equal(cluster.api.get(SAMPLEDB_BACKUPS, 'shop', 'orders-pre-upgrade-17-attempt-3'), undefined);
+    }
   });
 });
