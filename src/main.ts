@@ -4,7 +4,6 @@
 // Its environment is the contract in src/api/operator-settings.ts (the Deployment of src/constructs/operator.ts
 // renders it): WATCH_NAMESPACES, LEADER_ELECTION, LOG_LEVEL, METRICS_PORT, HEALTH_PORT, POSTGRES_IMAGE_REPOSITORY,
 // POD_NAME and POD_NAMESPACE from the downward API, and KUBECONFIG outside a cluster.
-import { HttpMethod, KubeConfig } from '@kubernetes/client-node';
 import packageJson from '../package.json' with { type: 'json' };
 import {
   LEADER_ELECTION_LEASE,
@@ -13,10 +12,13 @@ import {
   parseOperatorSettings,
 } from './api/index.ts';
 import {
+  type ClusterAccess,
   createLogger,
   describeError,
   HealthServer,
+  inClusterAccess,
   isStatus,
+  kubeconfigFileAccess,
   type Logger,
   Manager,
 } from './runtime/index.ts';
@@ -26,17 +28,17 @@ import { SNAPSHOT_GROUP } from './sampledb/resources.ts';
 /** The controller's settings from its environment (the contract's parser, under the name the tests know). */
 export const settingsFrom = parseOperatorSettings;
 
-function kubeConfigFor(settings: OperatorSettings): KubeConfig {
-  const kc = new KubeConfig();
-  if (settings.kubeconfigPath) kc.loadFromFile(settings.kubeconfigPath);
-  else kc.loadFromCluster();
-  return kc;
+// Not client-node's KubeConfig: loading it costs the process about 100 MB of RSS (ADR 0010).
+function clusterAccessFor(settings: OperatorSettings): Promise<ClusterAccess> {
+  return settings.kubeconfigPath
+    ? kubeconfigFileAccess(settings.kubeconfigPath)
+    : Promise.resolve(inClusterAccess());
 }
 
 /** Whether the cluster serves the VolumeSnapshot API; watching a resource it does not serve would never sync. */
 async function servesSnapshots(manager: Manager, log: Logger): Promise<boolean> {
   try {
-    await manager.http.request(HttpMethod.GET, `/apis/${SNAPSHOT_GROUP}/v1`);
+    await manager.http.request('GET', `/apis/${SNAPSHOT_GROUP}/v1`);
     return true;
   } catch (err) {
     if (isStatus(err, 404)) return false;
@@ -50,7 +52,7 @@ async function servesSnapshots(manager: Manager, log: Logger): Promise<boolean> 
 
 export async function runOperator(settings: OperatorSettings, logger: Logger): Promise<void> {
   const manager = new Manager({
-    kubeConfig: kubeConfigFor(settings),
+    kubeConfig: await clusterAccessFor(settings),
     logger,
     // The runtime is generic; the operator names itself (its field manager must never change: server-side apply
     // ownership of every field it wrote hangs on it).

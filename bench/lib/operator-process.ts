@@ -58,10 +58,18 @@ export class BenchOperator {
     child.stderr?.on('data', keep);
   }
 
-  /** Starts it (admin kubeconfig, no leader election) and waits for /readyz: every cache synced. */
-  static async start(kubeconfigPath: string, namespaces: readonly string[]): Promise<BenchOperator> {
+  /**
+   * Starts it (admin kubeconfig, no leader election) and waits for /readyz: every cache synced. `entry` is the
+   * script node runs, relative to the checkout: `src/main.ts` as `npm start` runs it (Node strips the types, which
+   * costs RSS of its own), or `lib/main.js` (after `npm run build`) as the image runs it.
+   */
+  static async start(
+    kubeconfigPath: string,
+    namespaces: readonly string[],
+    entry: string = process.env.BENCH_OPERATOR_ENTRY ?? 'src/main.ts',
+  ): Promise<BenchOperator> {
     const [healthPort, metricsPort] = (await freePorts(2)) as [number, number];
-    const child = spawn(process.execPath, [join(root, 'src/main.ts')], {
+    const child = spawn(process.execPath, [join(root, entry)], {
       cwd: root,
       env: {
         PATH: process.env.PATH ?? '/usr/bin:/bin',

@@ -1,10 +1,9 @@
 import {
-  HttpMethod,
-  IsomorphicFetchHttpLibrary,
-  type KubeConfig,
-  RequestContext,
-  type ResponseContext,
-} from '@kubernetes/client-node';
+  accessFromKubeConfigLike,
+  type ClusterAccess,
+  isKubeConfigLike,
+  type KubeConfigLike,
+} from './cluster-access.ts';
 import type { RuntimeMetrics } from './metrics.ts';
 import {
   collectionPath,
@@ -13,6 +12,7 @@ import {
   objectPath,
   type ResourceType,
 } from './resource.ts';
+import { Transport, type TransportResponse } from './transport.ts';
 
 /** A non-2xx answer from the apiserver, carrying the metav1.Status reason when there is one. */
 export class ApiError extends Error {
@@ -123,32 +123,31 @@ export interface KubeHttpOptions {
   userAgent?: string;
 }
 
-const READ_METHODS: ReadonlySet<string> = new Set([HttpMethod.GET, HttpMethod.HEAD, HttpMethod.OPTIONS]);
+export type HttpMethod = 'GET' | 'HEAD' | 'OPTIONS' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+const READ_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-type Auth = { headers: Record<string, string>; dispatcher: ReturnType<RequestContext['getDispatcher']> };
 const authRefreshMs = 60_000;
 
 /**
- * Thin authenticated JSON/streaming client for the apiserver. KubeConfig supplies auth and TLS; the HTTP library is
- * client-node's own (undici) so no second transport is bundled.
+ * Thin authenticated JSON/streaming client for the apiserver. `access` (the pod's ServiceAccount, a kubeconfig, or a
+ * client-node KubeConfig a test holds) supplies the server, TLS and credentials; node:http(s) carries the requests.
  */
 export class KubeHttp {
   readonly server: string;
-  readonly #kc: KubeConfig;
+  readonly #access: ClusterAccess;
   readonly #host: string;
-  readonly #library = new IsomorphicFetchHttpLibrary();
+  readonly #transport: Transport;
   readonly #metrics: RuntimeMetrics | undefined;
   readonly #requestTimeoutMs: number;
   readonly #userAgent: string | undefined;
-  #auth: { value: Promise<Auth>; at: number } | undefined;
+  #auth: { value: Promise<Record<string, string>>; at: number } | undefined;
   #fence: WriteFence | undefined;
 
-  constructor(kc: KubeConfig, opts: KubeHttpOptions = {}) {
-    const cluster = kc.getCurrentCluster();
-    if (!cluster) throw new Error('kubeconfig has no current cluster');
-    this.#kc = kc;
-    this.server = cluster.server.replace(/\/+$/, '');
+  constructor(access: ClusterAccess | KubeConfigLike, opts: KubeHttpOptions = {}) {
+    this.#access = isKubeConfigLike(access) ? accessFromKubeConfigLike(access) : access;
+    this.server = this.#access.server.replace(/\/+$/, '');
     this.#host = new URL(this.server).host;
+    this.#transport = new Transport(this.server, this.#access.tls);
     this.#metrics = opts.metrics;
     this.#requestTimeoutMs = opts.requestTimeoutMs ?? 30_000;
     this.#userAgent = opts.userAgent;
@@ -176,16 +175,16 @@ export class KubeHttp {
     const timeout = AbortSignal.timeout(opts.timeoutMs ?? this.#requestTimeoutMs);
     const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
     const response = await this.#send(method, path, opts, signal);
-    const text = await response.body.text();
+    const text = await response.text();
     const body = text.length > 0 ? parseJson(text) : undefined;
-    if (response.httpStatusCode < 200 || response.httpStatusCode >= 300) {
-      throw new ApiError(response.httpStatusCode, method, path, body);
+    if (response.status < 200 || response.status >= 300) {
+      throw new ApiError(response.status, method, path, body);
     }
     return body as T;
   }
 
   list<T extends KubeObject>(rt: ResourceType, opts: ListOptions = {}): Promise<ListResult<T>> {
-    return this.request(HttpMethod.GET, collectionPath(rt, opts.namespace), {
+    return this.request('GET', collectionPath(rt, opts.namespace), {
       signal: opts.signal,
       query: {
         labelSelector: opts.labelSelector,
@@ -198,7 +197,7 @@ export class KubeHttp {
   }
 
   get<T extends KubeObject>(rt: ResourceType, ref: ObjectRef, subresource?: string): Promise<T> {
-    return this.request(HttpMethod.GET, objectPath(rt, ref, subresource));
+    return this.request('GET', objectPath(rt, ref, subresource));
   }
 
   create<T extends KubeObject>(
@@ -206,7 +205,7 @@ export class KubeHttp {
     obj: T,
     opts: { fieldManager?: string; unfenced?: boolean } = {},
   ): Promise<T> {
-    return this.request(HttpMethod.POST, collectionPath(rt, obj.metadata.namespace), {
+    return this.request('POST', collectionPath(rt, obj.metadata.namespace), {
       body: obj,
       query: { fieldManager: opts.fieldManager },
       unfenced: opts.unfenced,
@@ -219,7 +218,7 @@ export class KubeHttp {
     opts: { subresource?: string; unfenced?: boolean } = {},
   ): Promise<T> {
     const ref = { namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '' };
-    return this.request(HttpMethod.PUT, objectPath(rt, ref, opts.subresource), {
+    return this.request('PUT', objectPath(rt, ref, opts.subresource), {
       body: obj,
       unfenced: opts.unfenced,
     });
@@ -232,7 +231,7 @@ export class KubeHttp {
     opts: { fieldManager: string; force?: boolean; subresource?: string },
   ): Promise<T> {
     const ref = { namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '' };
-    return this.request(HttpMethod.PATCH, objectPath(rt, ref, opts.subresource), {
+    return this.request('PATCH', objectPath(rt, ref, opts.subresource), {
       body: obj,
       contentType: 'application/apply-patch+yaml',
       query: { fieldManager: opts.fieldManager, force: opts.force ?? true },
@@ -246,7 +245,7 @@ export class KubeHttp {
     type: PatchType,
     opts: { subresource?: string; fieldManager?: string } = {},
   ): Promise<T> {
-    return this.request(HttpMethod.PATCH, objectPath(rt, ref, opts.subresource), {
+    return this.request('PATCH', objectPath(rt, ref, opts.subresource), {
       body: patch,
       contentType: patchContentType[type],
       query: { fieldManager: opts.fieldManager },
@@ -254,7 +253,7 @@ export class KubeHttp {
   }
 
   delete(rt: ResourceType, ref: ObjectRef, opts: DeleteOptions = {}): Promise<unknown> {
-    return this.request(HttpMethod.DELETE, objectPath(rt, ref), {
+    return this.request('DELETE', objectPath(rt, ref), {
       signal: opts.signal,
       body: {
         apiVersion: 'v1',
@@ -280,10 +279,10 @@ export class KubeHttp {
     );
     const signal = opts.signal ? AbortSignal.any([opts.signal, connect.signal]) : connect.signal;
     const path = collectionPath(rt, opts.namespace);
-    let response: ResponseContext;
+    let response: TransportResponse;
     try {
       response = await this.#send(
-        HttpMethod.GET,
+        'GET',
         path,
         {
           query: {
@@ -300,13 +299,11 @@ export class KubeHttp {
     } finally {
       clearTimeout(connectTimer);
     }
-    if (response.httpStatusCode !== 200) {
-      const text = await response.body.text().catch(() => '');
-      throw new ApiError(response.httpStatusCode, 'WATCH', path, text ? parseJson(text) : undefined);
+    if (response.status !== 200) {
+      const text = await response.text().catch(() => '');
+      throw new ApiError(response.status, 'WATCH', path, text ? parseJson(text) : undefined);
     }
-    const stream = response.body.stream();
-    if (!stream) throw new ApiError(response.httpStatusCode, 'WATCH', path, 'no body');
-    return readLines<T>(stream);
+    return readLines<T>(response.chunks());
   }
 
   async #send(
@@ -314,29 +311,31 @@ export class KubeHttp {
     path: string,
     opts: RequestOptions,
     signal: AbortSignal,
-  ): Promise<ResponseContext> {
+  ): Promise<TransportResponse> {
     const url = new URL(this.server + path);
     for (const [k, v] of Object.entries(opts.query ?? {}))
       if (v !== undefined) url.searchParams.set(k, String(v));
-    const ctx = new RequestContext(url.toString(), method);
-    const auth = await this.#authentication();
-    for (const [k, v] of Object.entries(auth.headers)) ctx.setHeaderParam(k, v);
-    if (auth.dispatcher) ctx.setDispatcher(auth.dispatcher);
-    ctx.setHeaderParam('Accept', 'application/json');
-    if (this.#userAgent) ctx.setHeaderParam('User-Agent', this.#userAgent);
+    const headers: Record<string, string> = { ...(await this.#authentication()), Accept: 'application/json' };
+    if (this.#userAgent) headers['User-Agent'] = this.#userAgent;
+    let body: string | undefined;
     if (opts.body !== undefined) {
-      ctx.setHeaderParam('Content-Type', opts.contentType ?? 'application/json');
-      ctx.setBody(JSON.stringify(opts.body));
+      headers['Content-Type'] = opts.contentType ?? 'application/json';
+      body = JSON.stringify(opts.body);
     }
-    ctx.setSignal(signal);
     const verb = opts.query?.watch ? 'WATCH' : method;
     // After the last await before sending: a process paused anywhere above is judged on the clock as it resumes.
     const fenced = !opts.unfenced && !READ_METHODS.has(method) ? this.#fence?.() : undefined;
     if (fenced !== undefined) throw new WriteFencedError(method, path, fenced);
     try {
-      const response = await this.#library.send(ctx).toPromise();
+      const response = await this.#transport.send({
+        method,
+        url,
+        headers,
+        signal,
+        ...(body !== undefined ? { body } : {}),
+      });
       this.#metrics?.restClientRequests.inc({
-        code: String(response.httpStatusCode),
+        code: String(response.status),
         method: verb,
         host: this.#host,
       });
@@ -348,23 +347,13 @@ export class KubeHttp {
   }
 
   /**
-   * KubeConfig builds a fresh dispatcher (and re-reads credentials) on every call; reusing it keeps connections
-   * pooled, and refreshing the headers every minute still follows rotated tokens.
+   * The credentials' headers, read again once a minute: a rotated token is followed without re-reading its file on
+   * every request. A failed read is not cached.
    */
-  #authentication(): Promise<Auth> {
+  #authentication(): Promise<Record<string, string>> {
     const now = Date.now();
     if (this.#auth && now - this.#auth.at < authRefreshMs) return this.#auth.value;
-    const previous = this.#auth?.value;
-    const value = (async () => {
-      const ctx = new RequestContext(this.server, HttpMethod.GET);
-      await this.#kc.applySecurityAuthentication(ctx);
-      const prior = previous ? await previous.catch(() => undefined) : undefined;
-      if (prior?.dispatcher) {
-        await ctx.getDispatcher()?.close();
-        return { headers: ctx.getHeaders(), dispatcher: prior.dispatcher };
-      }
-      return { headers: ctx.getHeaders(), dispatcher: ctx.getDispatcher() };
-    })();
+    const value = this.#access.credentials();
     this.#auth = { value, at: now };
     value.catch(() => {
       if (this.#auth?.value === value) this.#auth = undefined;
@@ -374,9 +363,8 @@ export class KubeHttp {
 
   /** Releases pooled connections. */
   async close(): Promise<void> {
-    const auth = await this.#auth?.value.catch(() => undefined);
     this.#auth = undefined;
-    await auth?.dispatcher?.close();
+    this.#transport.close();
   }
 }
 
@@ -388,26 +376,20 @@ function parseJson(text: string): unknown {
   }
 }
 
-async function* readLines<T>(stream: ReadableStream<Uint8Array>): AsyncIterable<WatchEvent<T>> {
+async function* readLines<T>(chunks: AsyncIterable<Uint8Array>): AsyncIterable<WatchEvent<T>> {
   const decoder = new TextDecoder();
-  const reader = stream.getReader();
   let buffered = '';
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      buffered += decoder.decode(value, { stream: true });
-      let newline = buffered.indexOf('\n');
-      while (newline >= 0) {
-        const line = buffered.slice(0, newline).trim();
-        buffered = buffered.slice(newline + 1);
-        if (line) yield JSON.parse(line) as WatchEvent<T>;
-        newline = buffered.indexOf('\n');
-      }
+  // Leaving the loop early (the caller stops reading) ends the response, which frees its connection.
+  for await (const value of chunks) {
+    buffered += decoder.decode(value, { stream: true });
+    let newline = buffered.indexOf('\n');
+    while (newline >= 0) {
+      const line = buffered.slice(0, newline).trim();
+      buffered = buffered.slice(newline + 1);
+      if (line) yield JSON.parse(line) as WatchEvent<T>;
+      newline = buffered.indexOf('\n');
     }
-    const rest = (buffered + decoder.decode()).trim();
-    if (rest) yield JSON.parse(rest) as WatchEvent<T>;
-  } finally {
-    await reader.cancel().catch(() => {});
   }
+  const rest = (buffered + decoder.decode()).trim();
+  if (rest) yield JSON.parse(rest) as WatchEvent<T>;
 }

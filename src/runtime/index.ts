@@ -8,6 +8,14 @@ export {
   eventsResource,
 } from './client.ts';
 export { type Clock, realClock, sleep } from './clock.ts';
+export {
+  accessFromKubeconfig,
+  type ClusterAccess,
+  inClusterAccess,
+  type KubeConfigLike,
+  kubeconfigFileAccess,
+  type TlsSettings,
+} from './cluster-access.ts';
 export * from './conditions.ts';
 export {
   Controller,

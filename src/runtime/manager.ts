@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { KubeConfig } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import type { BackoffOptions } from './backoff.ts';
 import { InformerCache } from './cache.ts';
 import { Client } from './client.ts';
+import type { ClusterAccess, KubeConfigLike } from './cluster-access.ts';
 import { Controller, type ControllerOptions } from './controller.ts';
 import { describeError } from './errors.ts';
 import { HealthServer } from './health.ts';
@@ -25,7 +25,8 @@ export interface LeaderElectionOptions {
 }
 
 export interface ManagerOptions {
-  kubeConfig: KubeConfig;
+  /** How to reach the apiserver: `inClusterAccess()`, `kubeconfigFileAccess(path)`, or a client-node KubeConfig. */
+  kubeConfig: ClusterAccess | KubeConfigLike;
   /** Omit to run without leader election (a single replica). */
   leaderElection?: LeaderElectionOptions;
   /** Port of /metrics, /healthz, /readyz; 0 picks a free one; omit for no server. */
