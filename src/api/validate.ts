@@ -124,11 +124,20 @@ function walkRules(
 }
 
 export function createValidator(schema: TSchema): Validator {
-  // verbose: describe() names the refused value and the field's description (error.data, error.parentSchema).
-  const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, verbose: true });
-  const check: ValidateFunction = ajv.compile(strictCopy(schema as SchemaNode));
+  // Compiled on first use: a process that never validates a kind (the operator with no SampleDBDrill, say) never
+  // holds its compiled code (a few MB of RSS each).
+  let compiled: ValidateFunction | undefined;
+  const check = (value: unknown): ValidateFunction => {
+    // verbose: describe() names the refused value and the field's description (error.data, error.parentSchema).
+    compiled ??= new Ajv({ allErrors: true, strict: false, validateFormats: false, verbose: true }).compile(
+      strictCopy(schema as SchemaNode),
+    );
+    compiled(value);
+    return compiled;
+  };
   const run = (value: unknown, oldValue: unknown, transitions: boolean): FieldError[] => {
-    const errors: FieldError[] = check(value) ? [] : (check.errors ?? []).map(describe);
+    const result = check(value);
+    const errors: FieldError[] = result.errors ? result.errors.map(describe) : [];
     walkRules(schema as SchemaNode, value, oldValue, '', transitions, errors);
     return errors;
   };
