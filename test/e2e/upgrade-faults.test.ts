@@ -9,6 +9,7 @@ import { e2eSetup } from './support/cluster.ts';
 import { OPERATOR_DEPLOYMENT, OPERATOR_NAMESPACE } from './support/install.ts';
 import {
   apply,
+  eventMessages,
   kubectlJson,
   kubectlOk,
   patchSpec,
@@ -24,7 +25,7 @@ import {
 const { cluster, namespace } = await e2eSetup('e2e-upgrade-faults');
 
 interface Upgraded extends SampleDbStatus {
-  upgrade?: { step: string; message?: string; backup?: string };
+  upgrade?: { step: string; message?: string; backup?: string; attempt?: number; retryRequest?: string };
 }
 
 /** A SampleDB on 15 with rows (and `extraSql`), its checksums, and the patch to 17 applied. */
@@ -160,7 +161,7 @@ describe('major upgrade faults on a real node', () => {
     await assertEndedSafely(name, status, checksums);
   });
 
-  it('a failing preflight (pg_upgrade --check refuses a reg* column) returns to 15 with the cause', async () => {
+  it('a failing preflight (pg_upgrade --check refuses a reg* column) returns to 15 with the cause; fixed and retried, attempt 2 ends on 17', async () => {
     const name = 'badcheck';
     const checksums = await raise(name, "CREATE TABLE procs (p regproc);\nINSERT INTO procs VALUES ('now');");
     const { status, steps } = await settled(name);
@@ -171,5 +172,62 @@ describe('major upgrade faults on a real node', () => {
     const condition = status.conditions?.find((c) => c.type === 'Upgrading');
     assert.equal(condition?.reason, 'MajorUpgradeFailed');
     assert.match(condition?.message ?? '', /SampleDBBackup badcheck-pre-upgrade-17/);
+    // The message names the failing check and the offending column first, not pg_upgrade's noise around it.
+    assert.match(
+      status.upgrade?.message ?? '',
+      /pg_upgrade --check failed: Checking for reg\* data types in user tables/,
+    );
+    assert.match(status.upgrade?.message ?? '', /public\.procs\.p/);
+    process.stderr.write(`preflight failed: ${status.upgrade?.message}\n`);
+
+    // The user fixes the cause and asks for a retry: attempt 2, with a backup of its own, ends on 17.
+    await sql(cluster, namespace, name, 'ALTER TABLE procs DROP COLUMN p;');
+    const fixed = await tableChecksums(cluster, namespace, name);
+    await kubectlOk(cluster, [
+      'annotate',
+      'sampledb',
+      name,
+      '-n',
+      namespace,
+      '--overwrite',
+      'sampledb.io/retry-upgrade=after-dropping-regproc',
+    ]);
+    let last: Upgraded = {};
+    const steps2 = new Set<string>();
+    const retried = await pollUntil(
+      'attempt 2 of the upgrade of badcheck is settled',
+      async () => {
+        last = (await statusOf(cluster, namespace, name)) as Upgraded;
+        if (last.upgrade?.attempt !== 2) return undefined;
+        steps2.add(last.upgrade.step);
+        const step = last.upgrade.step;
+        return (step === 'Done' || step === 'Failed') && last.phase === 'Ready' ? last : undefined;
+      },
+      { timeoutMs: 900_000, intervalMs: 2000 },
+    ).catch(async (error: Error) => {
+      const more = await cluster.kubectl(['get', 'pods,jobs,events,sampledbbackups', '-n', namespace]);
+      throw new Error(`${error.message}\nlast status: ${JSON.stringify(last)}\n${more.stdout}`);
+    });
+    process.stderr.write(`retry: ended ${retried.upgrade?.step}; steps ${[...steps2].join(' ')}\n`);
+    assert.equal(retried.upgrade?.step, 'Done', retried.upgrade?.message);
+    assert.equal(retried.upgrade?.attempt, 2);
+    assert.equal(retried.upgrade?.retryRequest, 'after-dropping-regproc');
+    assert.match(retried.currentVersion ?? '', /^17\./);
+    assert.match(await sql(cluster, namespace, name, 'SHOW server_version;'), /^17\./);
+    assert.deepEqual(await tableChecksums(cluster, namespace, name), fixed);
+    const events = await eventMessages(cluster, namespace, 'UpgradeRetried');
+    assert.ok(events.length >= 1, 'an UpgradeRetried Event');
+    const phaseOf = async (backup: string) =>
+      (
+        await kubectlJson<{ status?: { phase?: string } }>(cluster, [
+          'get',
+          'sampledbbackup',
+          backup,
+          '-n',
+          namespace,
+        ])
+      )?.status?.phase;
+    assert.equal(await phaseOf('badcheck-pre-upgrade-17-attempt-2'), 'Completed');
+    assert.equal(await phaseOf('badcheck-pre-upgrade-17'), 'Completed', 'the attempt-1 backup is kept');
   });
 });

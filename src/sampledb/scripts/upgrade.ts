@@ -89,7 +89,31 @@ done
 echo "copied PostgreSQL $SAMPLEDB_OLD_MAJOR to $root"
 `}`;
 
-export const UPGRADE_SCRIPT = `${COMMON_FUNCTIONS}${String.raw`
+/**
+ * \`failed_checks <pg_upgrade output>\`: one line naming the checks pg_upgrade failed and the offending objects from
+ * the files it names (at most 5 files, 10 lines each, 300 characters a file, 600 in all); empty when no check failed.
+ */
+export const FAILED_CHECKS_FUNCTION = String.raw`
+# The first line of a failure: the checks that failed and, from the files pg_upgrade names, the offending objects
+# (e.g. "In database: app public.procs.p"), bounded; then the end of its output. pg_upgrade up to 16 prints
+# "Checking for reg* data types in user tables   fatal"; 17 prints "Checking data type usage   failed check: Checking
+# for reg* data types in user tables".
+failed_checks() { # log
+  checks=$( { sed -n -E 's/^.*failed check: *//p' "$1"
+    grep -E '[[:space:]]fatal[[:space:]]*$' "$1" | sed -E 's/[[:space:]]*fatal[[:space:]]*$//; s/^[[:space:]]+//'
+  } | sed -E 's/[[:space:]]+$//' | head -n 5 | paste -sd ';' - | sed 's/;/; /g')
+  objects=
+  for f in $(grep -E '^[[:space:]]+/[^[:space:]]+\.txt[[:space:]]*$' "$1" | head -n 5); do
+    [ -r "$f" ] || continue
+    objects="$objects $(grep -v '^[[:space:]]*$' "$f" | head -n 10 | sed -E 's/^[[:space:]]+//' | tr '\n' ' ' | cut -c 1-300)"
+  done
+  [ -n "$checks" ] || return 0
+  objects=$(printf '%s' "$objects" | sed -E 's/^ +//; s/ +$//')
+  if [ -n "$objects" ]; then printf '%s: %s\n' "$checks" "$objects"; else printf '%s\n' "$checks"; fi | cut -c 1-600
+}
+`;
+
+export const UPGRADE_SCRIPT = `${COMMON_FUNCTIONS}${FAILED_CHECKS_FUNCTION}${String.raw`
 old=$SAMPLEDB_OLD_MAJOR
 new=$SAMPLEDB_NEW_MAJOR
 data=$SAMPLEDB_DATA
@@ -185,10 +209,17 @@ init_staged() {
 }
 
 run_pg_upgrade() { # extra flags
-  "$SAMPLEDB_NEW_BIN/pg_upgrade" -b "$SAMPLEDB_OLD_BIN" -B "$SAMPLEDB_NEW_BIN" -d "$current" -D "$staged" \
+  if ! "$SAMPLEDB_NEW_BIN/pg_upgrade" -b "$SAMPLEDB_OLD_BIN" -B "$SAMPLEDB_NEW_BIN" -d "$current" -D "$staged" \
     -U "$install_user" -s "$sockets" -p "$old_port" -P "$new_port" \
-    -o "-c hba_file=$sockets/hba.conf" -O "-c hba_file=$sockets/hba.conf" "$@" > "$work/pg_upgrade.log" 2>&1 ||
-    fail "pg_upgrade $* failed: $(grep -v '^$' "$work/pg_upgrade.log" | tail -n 6 | tr '\n' ' ')"
+    -o "-c hba_file=$sockets/hba.conf" -O "-c hba_file=$sockets/hba.conf" "$@" > "$work/pg_upgrade.log" 2>&1; then
+    checks=$(failed_checks "$work/pg_upgrade.log")
+    tail_text=$(grep -v '^$' "$work/pg_upgrade.log" | tail -n 6 | tr '\n' ' ')
+    if [ -n "$checks" ]; then
+      fail "pg_upgrade $* failed: $checks
+$tail_text"
+    fi
+    fail "pg_upgrade $* failed: $tail_text"
+  fi
 }
 
 check_space() {

@@ -23,15 +23,30 @@ import { templateImage, upgradingToOf, workloadVersion } from '../upgrade/worklo
 import { runningImage, versionJob, versionJobName } from '../version-job.ts';
 import type { Step, StepContext } from './context.ts';
 
+/**
+ * A failed container's termination message for a condition, at most `limit` characters: its first line (the scripts
+ * put there what failed, e.g. the pg_upgrade checks and offending columns) whole up to half the limit, then as much
+ * of the end of the rest as fits.
+ */
+export function terminationSummary(message: string, limit = 1024): string {
+  const text = message.trim();
+  if (text.length <= limit) return text;
+  const newline = text.indexOf('\n');
+  const first = (newline < 0 ? text : text.slice(0, newline)).slice(0, Math.floor(limit / 2)).trimEnd();
+  const rest = newline < 0 ? '' : text.slice(newline + 1);
+  const room = limit - first.length - 5;
+  return room > 0 && rest ? `${first}\n... ${rest.slice(-room).trimStart()}` : first;
+}
+
 function lastError(pods: readonly V1Pod[]): string | undefined {
-  return pods
+  const message = pods
     .flatMap((p) => [...(p.status?.initContainerStatuses ?? []), ...(p.status?.containerStatuses ?? [])])
     .map((c) => c.state?.terminated)
     .filter((t) => t && t.exitCode !== 0)
     .map((t) => (t?.message?.trim() || t?.reason) ?? '')
     .filter(Boolean)
-    .at(-1)
-    ?.slice(-1024);
+    .at(-1);
+  return message === undefined ? undefined : terminationSummary(message);
 }
 
 export function jobState(job: V1Job | undefined, pods: readonly V1Pod[]): JobState | undefined {

@@ -249,6 +249,23 @@ SQL
     ]);
   });
 
+  it('a preflight refused by pg_upgrade --check names the failed check and the offending column first', async () => {
+    await query(OLD_SOURCE_BIN, "CREATE TABLE procs (p regproc); INSERT INTO procs VALUES ('now')");
+    try {
+      const run = await upgrade('preflight');
+      assert.equal(run.code, 1, run.out);
+      const [first] = run.message.split('\n');
+      assert.match(
+        first ?? '',
+        /^pg_upgrade --check failed: Checking for reg\* data types in user tables: In database: app public\.procs\.p$/,
+        `${run.message}\n--- pg_upgrade's output:\n${readFileSync(join(data, `sampledb-upgrade-${NEW_MAJOR}/pg_upgrade.log`), 'utf8')}`,
+      );
+      assert.ok(run.message.length < 1500, run.message);
+    } finally {
+      await query(OLD_SOURCE_BIN, 'DROP TABLE procs');
+    }
+  });
+
   it('preflight passes pg_upgrade --check and leaves the files as they were', async () => {
     const run = await upgrade('preflight');
     assert.equal(run.code, 0, run.out);
