@@ -121,12 +121,18 @@ export class Client {
   async applyStatus<T extends Writable>(rt: ResourceType<T>, obj: Partial<T> & Writable): Promise<Stored<T>> {
     const unchanged = this.#alreadyApplied(rt, obj, 'status');
     if (unchanged) return unchanged;
-    const written = await this.#http.apply<Stored<T>>(rt, wire(obj), {
-      fieldManager: this.fieldManager,
-      force: true,
-      subresource: 'status',
-    });
-    return this.#remember(rt, written);
+    try {
+      const written = await this.#http.apply<Stored<T>>(rt, wire(obj), {
+        fieldManager: this.fieldManager,
+        force: true,
+        subresource: 'status',
+      });
+      return this.#remember(rt, written);
+    } catch (err) {
+      // Only an apply that carries a resourceVersion can lose a race: force settles field conflicts.
+      if (err instanceof ApiError && err.status === 409) throw new ConflictError(err.message, err);
+      throw err;
+    }
   }
 
   async patchStatus<T extends Writable>(

@@ -1,4 +1,5 @@
 import type { InformerCache } from './cache.ts';
+import { ConflictError } from './client.ts';
 import { type Clock, realClock } from './clock.ts';
 import { describeError } from './errors.ts';
 import { type Logger, newReconcileID, reconcileLogger, silentLogger } from './logger.ts';
@@ -221,6 +222,16 @@ export class Controller {
         this.#metrics?.reconcileTotal.inc({ ...labels, result: 'success' });
       }
     } catch (err) {
+      if (err instanceof ConflictError) {
+        // A write guarded by what this reconcile read lost to a newer object: not a failure, the next run reads it.
+        const delay = this.queue.addRateLimited(key);
+        this.#metrics?.reconcileTotal.inc({ ...labels, result: 'conflict' });
+        ctx.log.info(
+          { err: describeError(err), retryInMs: Math.round(delay) },
+          'stale read; reconciling again',
+        );
+        return;
+      }
       this.#metrics?.reconcileErrors.inc(labels);
       this.#metrics?.reconcileTotal.inc({ ...labels, result: 'error' });
       const delay = this.queue.addRateLimited(key);

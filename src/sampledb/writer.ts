@@ -25,7 +25,10 @@ export const WRITE_MODES = [
   /** A JSON patch guarded by the object's resourceVersion: the finalizer list, which others edit too. */
   'guarded-patch',
   'delete',
-  /** Server-side apply to the status subresource. */
+  /**
+   * Server-side apply to the status subresource. `applyStatusOf` adds the read's resourceVersion as a precondition,
+   * for status state machines (backups, restores, drills) whose phase must never go back.
+   */
   'status',
   'event',
 ] as const;
@@ -162,6 +165,24 @@ export class Writer {
   applyStatus<T extends Writable>(rt: ResourceType<T>, obj: Partial<T> & Writable): Promise<Stored<T>> {
     this.#check('status');
     return this.#client.applyStatus(rt, obj);
+  }
+
+  /**
+   * Server-side apply of a status computed from `read`, with read's resourceVersion as a precondition. When the object
+   * changed after the cache held `read` (another writer, or a write of ours the cache has not seen), the apiserver
+   * answers 409, nothing lands, and the client throws ConflictError: the controller reconciles again from the fresher
+   * object. Without it a reconcile that started from a stale read could put a Completed backup back to Pending.
+   */
+  applyStatusOf<T extends Writable>(
+    rt: ResourceType<T>,
+    read: Stored<T>,
+    obj: Partial<T> & Writable,
+  ): Promise<Stored<T>> {
+    this.#check('status');
+    return this.#client.applyStatus(rt, {
+      ...obj,
+      metadata: { ...obj.metadata, resourceVersion: read.metadata.resourceVersion },
+    });
   }
 
   event(input: EventInput): Promise<void> {

@@ -51,7 +51,7 @@ export class SampleDbBackupReconciler implements Reconciler {
       status = backupStatusFor(backup, run.observed, now());
     }
     if (isDeepStrictEqual(JSON.parse(JSON.stringify(status)), backup.status ?? {})) return undefined;
-    await write.only(['status']).applyStatus(SAMPLEDB_BACKUPS, {
+    await write.only(['status']).applyStatusOf(SAMPLEDB_BACKUPS, backup, {
       apiVersion: API_VERSION,
       kind: KINDS.sampleDbBackup,
       metadata: { name: req.name, namespace: req.namespace },

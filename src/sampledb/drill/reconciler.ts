@@ -51,7 +51,7 @@ export class SampleDbDrillReconciler implements Reconciler {
     const instance = db ? resolveInstance(db, this.#deps.defaults) : undefined;
     const writeStatus = async (status: SampleDbDrillStatus) => {
       if (isDeepStrictEqual(JSON.parse(JSON.stringify(status)), drill.status ?? {})) return;
-      await write.only(['status']).applyStatus(SAMPLEDB_DRILLS, {
+      await write.only(['status']).applyStatusOf(SAMPLEDB_DRILLS, drill, {
         apiVersion: API_VERSION,
         kind: KINDS.sampleDbDrill,
         metadata: { name: req.name, namespace: ns },

@@ -183,7 +183,7 @@ export class SampleDbRestoreReconciler implements Reconciler {
     }
     const status = restoreStatus(restore, observation, action, now, stoppedAt, stoppedSeconds);
     if (!isDeepStrictEqual(JSON.parse(JSON.stringify(status)), restore.status ?? {})) {
-      await write.only(['status']).applyStatus(SAMPLEDB_RESTORES, {
+      await write.only(['status']).applyStatusOf(SAMPLEDB_RESTORES, restore, {
         apiVersion: API_VERSION,
         kind: KINDS.sampleDbRestore,
         metadata: { name: req.name, namespace: ns },

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { SampleDbBackupObject } from '../../../../src/api/index.ts';
-import { silentLogger } from '../../../../src/runtime/index.ts';
+import { ConflictError, silentLogger } from '../../../../src/runtime/index.ts';
 import { SampleDbBackupReconciler } from '../../../../src/sampledb/backup/reconciler.ts';
 import { JOBS, PODS, SAMPLEDB_BACKUPS, SAMPLEDBS } from '../../../../src/sampledb/resources.ts';
 import { sampleDb } from '../../../support/sampledb.ts';
@@ -138,5 +138,26 @@ describe('SampleDbBackupReconciler (fake apiserver)', () => {
     api.log.length = 0;
     await reconcile(api);
     assert.deepEqual(writes(api), [], 'released once');
+  });
+
+  it('a status computed from a stale read never lands: a Completed backup is not put back to Pending', async () => {
+    // The race behind backup-space.test.ts's flake: the operator read the backup before another writer recorded it
+    // Completed, then applied "Pending" over it. The apply now carries the read's resourceVersion.
+    const api = new FakeApiserver();
+    api.put(SAMPLEDB_BACKUPS, backup);
+    const stale = api.operator();
+    const current = api.put(SAMPLEDB_BACKUPS, {
+      ...backup,
+      status: { phase: 'Completed', sizeBytes: 10, completedAt: '2026-02-01T00:00:00Z' },
+    });
+    await assert.rejects(
+      new SampleDbBackupReconciler(stale).reconcile(REQ, rc()),
+      (err: Error) => err instanceof ConflictError,
+    );
+    const after = api.get(SAMPLEDB_BACKUPS, 'shop', 'nightly');
+    assert.equal(after?.status?.phase, 'Completed');
+    assert.equal(after?.metadata.resourceVersion, current.metadata.resourceVersion, 'nothing written');
+    // From a fresh read the finished backup is left alone.
+    assert.equal((await reconcile(api))?.phase, 'Completed');
   });
 });

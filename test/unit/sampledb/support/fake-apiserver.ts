@@ -161,6 +161,10 @@ export class FakeApiserver {
         if (opts.subresource === 'status') {
           self.#write('status', rt, ref.name);
           if (!existing) throw notFound(ref);
+          // As kube-apiserver: a resourceVersion in an applied object is a precondition.
+          const precondition = obj.metadata.resourceVersion;
+          if (precondition && precondition !== existing.metadata.resourceVersion)
+            throw new ApiError(409, 'PATCH', ref.name, { reason: 'Conflict', code: 409 });
           return store(rt, { ...clone(existing), status: clone((obj as Obj).status) });
         }
         if (rt === EVENTS) return clone(obj);
