@@ -11,7 +11,9 @@ COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src/ src/
-RUN node node_modules/typescript/bin/tsc -p tsconfig.build.json
+COPY scripts/bundle-operator.ts scripts/
+# lib/operator.js: lib/main.js and everything it imports in one minified module, what the runtime stage runs (ADR 0011).
+RUN node node_modules/typescript/bin/tsc -p tsconfig.build.json && node scripts/bundle-operator.ts
 
 # 2. Production dependencies only.
 FROM node:24-bookworm-slim AS deps
@@ -30,4 +32,6 @@ COPY package.json ./
 USER 65532:65532
 EXPOSE 8080 8081
 ENTRYPOINT ["/nodejs/bin/node"]
-CMD ["lib/main.js"]
+# V8 flags for a small resident set (ADR 0011): a 1 MiB young generation and "optimize for size" cost about 10% more CPU
+# on a light load and keep RSS near 1.3x CloudNativePG's (docs/performance.md).
+CMD ["--max-semi-space-size=1", "--optimize-for-size", "lib/operator.js"]

@@ -32,16 +32,15 @@ import {
   InformerCache,
   KubeHttp,
   type KubeObject,
-  NAMESPACES,
   type ResourceType,
   SECRETS,
-  SERVICE_ACCOUNTS,
   SERVICES,
   STATEFUL_SETS,
   silentLogger,
 } from '../src/runtime/index.ts';
 import { namesFor } from '../src/sampledb/names.ts';
 import { BenchOperator, metricSum } from './lib/operator-process.ts';
+import { createNamespace, installCrds } from './lib/plane.ts';
 import { type SteadyState, steadyState } from './lib/steady-state.ts';
 
 const count = Number(process.env.BENCH_SAMPLEDBS ?? 20);
@@ -221,33 +220,9 @@ async function main(): Promise<void> {
   const http = new KubeHttp(plane.kubeConfig());
   const observer = new Observer(http);
   try {
-    const crds = await plane.kubectl([
-      'apply',
-      '--server-side',
-      '-f',
-      fileURLToPath(new URL('../dist/0000-sampledb-crds.k8s.yaml', import.meta.url)),
-    ]);
-    if (crds.code !== 0) throw new Error(`CRDs: ${crds.stderr}`);
-    const established = await plane.kubectl([
-      'wait',
-      '--for=condition=Established',
-      'crd',
-      '--all',
-      '--timeout=60s',
-    ]);
-    if (established.code !== 0) throw new Error(`CRDs not established: ${established.stderr}`);
-    for (const name of [operatorNamespace, bareNamespace]) {
-      await http.create(NAMESPACES, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-      // Pods are refused until kube-controller-manager created the namespace's default ServiceAccount.
-      await pollUntil(
-        'default ServiceAccount',
-        async () =>
-          (await http.get(SERVICE_ACCOUNTS, { namespace: name, name: 'default' }).catch(() => undefined))
-            ? true
-            : undefined,
-        timeout,
-      );
-    }
+    await installCrds(plane);
+    for (const name of [operatorNamespace, bareNamespace])
+      await createNamespace(http, name, timeout.timeoutMs);
     observer.cache.start();
     await observer.cache.waitForSync();
 

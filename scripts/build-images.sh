@@ -10,7 +10,7 @@
 #                tagged localhost/postgres:15-rebuilt (a "new image of the same minor" for the minor-upgrade e2e test)
 #   postgres-exporter  Debian bookworm's prometheus-postgres-exporter (0.11) and libc, alone: the SampleDB
 #                exporter sidecar (spec.monitoring.exporter.image), run by the monitoring e2e test
-#   operator     this checkout: lib/ (tsc), production node_modules and the Node 24 binary of the npm `node` package
+#   operator     this checkout: lib/ (tsc, and the bundle lib/operator.js it runs), production node_modules and the Node 24 binary of the npm `node` package
 #                on a minimal Debian bookworm root file system, laid out like the Dockerfile's runtime stage
 #
 #   scripts/build-images.sh [IMAGE...]          build what is missing (default: all), then print for each image
@@ -47,7 +47,7 @@ suite_of() {
 # read: the operator image's sources.
 operator_sources() {
   (cd "$repo_root" && find src -type f -name '*.ts' ! -path 'src/envtest/*' -print0 | sort -z | xargs -0 sha256sum &&
-    sha256sum package.json package-lock.json tsconfig.json tsconfig.build.json) | sha256sum | cut -c1-16
+    sha256sum package.json package-lock.json tsconfig.json tsconfig.build.json scripts/bundle-operator.ts) | sha256sum | cut -c1-16
   # (relative names: the same sources in another checkout hash the same)
 }
 
@@ -185,7 +185,7 @@ build_exporter() {
 }
 
 # The Dockerfile's runtime stage: distroless nodejs24-debian12 (glibc, libstdc++, tzdata, a nonroot user), /app with
-# lib/, production node_modules and package.json, `node lib/main.js` as uid 65532.
+# lib/, production node_modules and package.json, `node lib/operator.js` as uid 65532.
 # The operator's base root file system: distroless nodejs24-debian12's content (glibc, libstdc++, tzdata, a nonroot
 # user), unpacked from Debian packages without running their scripts.
 operator_base() {
@@ -203,9 +203,9 @@ operator_base() {
 }
 
 # The Dockerfile's runtime stage: the base above, /app with lib/, production node_modules and package.json,
-# `node lib/main.js` as uid 65532. The base and node_modules change rarely and are kept between builds; lib/ is
-# compiled from this checkout, or taken from SAMPLEDB_OPERATOR_LIB when the caller has just built it from the same
-# sources (scripts/test.sh does).
+# `node lib/operator.js` (the bundle of lib/main.js, ADR 0011) as uid 65532. The base and node_modules change rarely
+# and are kept between builds; lib/ is compiled and bundled from this checkout, or taken from SAMPLEDB_OPERATOR_LIB
+# when the caller has just built it from the same sources (scripts/test.sh does).
 build_operator() {
   local work=$1 out=$2 version
   local base="$work/base" app="$work/app/app" runtime="$work/nodejs/nodejs"
@@ -220,13 +220,16 @@ build_operator() {
 
   mkdir -p "$runtime/bin" "$app"
   install -m 0755 "$(node_binary)" "$runtime/bin/node"
+  # Before the bundle: it reads package.json beside lib/ (the version, and "type": "module").
+  cp "$repo_root/package.json" "$app/"
   if [[ -n ${SAMPLEDB_OPERATOR_LIB:-} ]]; then
     cp -a "$SAMPLEDB_OPERATOR_LIB" "$app/lib"
   else
     # tsc reports on stdout, which is this script's result (one line per image): its messages go to stderr.
-    (cd "$repo_root" && ./node_modules/.bin/tsc -p tsconfig.build.json --outDir "$app/lib" >&2)
+    (cd "$repo_root" && ./node_modules/.bin/tsc -p tsconfig.build.json --outDir "$app/lib" >&2 &&
+      "$(node_binary)" scripts/bundle-operator.ts "$app/lib" >&2)
   fi
-  cp "$repo_root/package.json" "$app/"
+  [[ -f $app/lib/operator.js ]] || { echo "build-images: $app/lib/operator.js missing (npm run build bundles it)" >&2; return 1; }
   # Production node_modules depend on the lock file only: kept between builds of the image.
   local deps
   deps="$images_dir/.operator-deps-$(hash_files "$repo_root/package-lock.json")"
@@ -241,7 +244,8 @@ build_operator() {
   chmod -R a+rX,go-w "$app" "$runtime"
   version=$(sed -n 's/^  "version": "\(.*\)",$/\1/p' "$repo_root/package.json")
   oci_image "$work" "$base:/" "$runtime:/nodejs" "$app:/app" -- \
-    --config.entrypoint /nodejs/bin/node --config.cmd lib/main.js --config.workingdir /app \
+    --config.entrypoint /nodejs/bin/node --config.cmd=--max-semi-space-size=1 --config.cmd=--optimize-for-size \
+    --config.cmd lib/operator.js --config.workingdir /app \
     --config.env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin --config.env NODE_ENV=production \
     --config.user 65532:65532 --config.exposedports 8080/tcp --config.exposedports 8081/tcp
   archive "$work" "$out" "localhost/sampledb-operator:$version"

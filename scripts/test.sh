@@ -40,6 +40,8 @@ shellcheck -x scripts/*.sh scripts/lib/*.sh scripts/images/*.sh .ci/run
 step "build the library (lib/, what the npm package exports)"
 rm -rf lib
 tsc -p tsconfig.build.json
+# The image runs lib/operator.js: lib/main.js and its imports in one file (ADR 0011).
+node scripts/bundle-operator.ts
 
 step "type-check (the package self-import in test/unit/package needs lib/ first)"
 tsc -p tsconfig.json --noEmit

@@ -61,15 +61,17 @@ export class BenchOperator {
   /**
    * Starts it (admin kubeconfig, no leader election) and waits for /readyz: every cache synced. `entry` is the
    * script node runs, relative to the checkout: `src/main.ts` as `npm start` runs it (Node strips the types, which
-   * costs RSS of its own), or `lib/main.js` (after `npm run build`) as the image runs it.
+   * costs RSS of its own), `lib/main.js` (after `npm run build`), or `lib/operator.js`, the bundle the image runs.
+   * `nodeArgs` go to node before the script (V8 flags).
    */
   static async start(
     kubeconfigPath: string,
     namespaces: readonly string[],
     entry: string = process.env.BENCH_OPERATOR_ENTRY ?? 'src/main.ts',
+    nodeArgs: readonly string[] = [],
   ): Promise<BenchOperator> {
     const [healthPort, metricsPort] = (await freePorts(2)) as [number, number];
-    const child = spawn(process.execPath, [join(root, entry)], {
+    const child = spawn(process.execPath, [...nodeArgs, join(root, entry)], {
       cwd: root,
       env: {
         PATH: process.env.PATH ?? '/usr/bin:/bin',

@@ -85,7 +85,7 @@ test('the files the image copies start as its entrypoint would and serve /health
 }, async () => {
   const app = join(work, 'app');
   mkdirSync(app);
-  // The build stage: tsc -p tsconfig.build.json, written where the runtime stage copies it from.
+  // The build stage: tsc -p tsconfig.build.json and the bundle, written where the runtime stage copies it from.
   const tsc = spawnSync(
     NODE,
     [
@@ -101,6 +101,13 @@ test('the files the image copies start as its entrypoint would and serve /health
     },
   );
   assert.equal(tsc.status, 0, `the image's tsc step fails:\n${tsc.stdout}${tsc.stderr}`);
+  // The bundle reads package.json beside lib/, as the Dockerfile's build stage has it.
+  cpSync(join(repoRoot, 'package.json'), join(app, 'package.json'));
+  const bundle = spawnSync(NODE, [join(repoRoot, 'scripts/bundle-operator.ts'), join(app, 'lib')], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+  });
+  assert.equal(bundle.status, 0, `the image's bundle step fails:\n${bundle.stdout}${bundle.stderr}`);
 
   // The runtime stage's COPY instructions, each mapped to what the build and deps stages produce.
   const produced: Record<string, () => void> = {
@@ -180,5 +187,6 @@ test('the files the image copies start as its entrypoint would and serve /health
   ]);
   assert.equal(code, 0, `SIGTERM ends it cleanly:\n${output}`);
   assert.deepEqual(listFiles(app), before, 'nothing was written under the app directory');
-  assert.equal(dirname(join(app, cmd[0] ?? '')), join(app, 'lib'));
+  // The CMD is node's flags, then the script: lib/operator.js.
+  assert.equal(dirname(join(app, cmd.at(-1) ?? '')), join(app, 'lib'));
 });

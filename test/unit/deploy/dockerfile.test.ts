@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { operatorObjects } from '../../../src/deploy/manifests.ts';
+import { fatalLine } from '../../support/fatal-log.ts';
 import { copiesOf, execForm, instructionsOf, parseDockerfile } from './dockerfile-parser.ts';
 
 const root = new URL('../../../', import.meta.url);
@@ -90,12 +91,14 @@ describe('Dockerfile', () => {
     assert.equal(workdir, '/app');
   });
 
-  test('starts node on the compiled composition root, which reads the environment and refuses a bad setting', () => {
+  test('starts node on the bundled composition root, which reads the environment and refuses a bad setting', () => {
     assert.ok(final);
     const entrypoint = execForm(instructionsOf(final, 'ENTRYPOINT').at(-1)?.args ?? '[]');
     const cmd = execForm(instructionsOf(final, 'CMD').at(-1)?.args ?? '[]');
     assert.match(entrypoint[0] ?? '', /\/node$/);
-    assert.deepEqual(cmd, ['lib/main.js']);
+    // lib/operator.js: the bundle of lib/main.js (scripts/bundle-operator.ts, ADR 0011), which `npm run build` writes.
+    // Node's flags first (ADR 0011: a small young generation, optimize for size), then the script.
+    assert.deepEqual(cmd, ['--max-semi-space-size=1', '--optimize-for-size', 'lib/operator.js']);
     const build = JSON.parse(read('tsconfig.build.json')) as { compilerOptions: { outDir: string } };
     assert.equal(build.compilerOptions.outDir, 'lib');
     // The CMD as the image runs it (from WORKDIR, the build's lib/ and package.json beside it): the controller's
@@ -107,11 +110,7 @@ describe('Dockerfile', () => {
       timeout: 30_000,
     });
     assert.equal(run.status, 1, run.stderr);
-    const fatal = run.stdout
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as { level: string; msg: string; err?: string })
-      .find((l) => l.level === 'fatal');
+    const fatal = fatalLine(run.stdout);
     assert.equal(fatal?.msg, 'sampledb-operator failed');
     assert.match(fatal?.err ?? '', /LOG_LEVEL: "loud" is not one of debug, info, warn, error/);
   });
