@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Registry } from 'prom-client';
 import { InformerCache } from '../../../src/runtime/cache.ts';
+import { ConflictError } from '../../../src/runtime/client.ts';
 import { Controller, controllerOwnerRefs, type ReconcileRequest } from '../../../src/runtime/controller.ts';
 import { CONFIG_MAPS } from '../../../src/runtime/kinds.ts';
 import { runtimeMetrics } from '../../../src/runtime/metrics.ts';
@@ -107,6 +108,31 @@ describe('Controller', () => {
     const text = await registry.metrics();
     assert.match(text, /controller_runtime_reconcile_errors_total\{controller="test"\} 8/);
     assert.match(text, /controller_runtime_reconcile_total\{controller="test",result="error"\} 8/);
+    await controller.shutdown();
+    await cache.stop();
+  });
+
+  it('a write that lost to a newer object (ConflictError) is reconciled again: not an error, no onError', async () => {
+    let attempts = 0;
+    const errors: unknown[] = [];
+    const { kube, clock, registry, cache, controller } = await setup(
+      async () => {
+        attempts++;
+        if (attempts === 1) throw new ConflictError('the object has been modified');
+        return undefined;
+      },
+      { onError: (_req, err) => errors.push(err) },
+    );
+    kube.put('raced');
+    await cache.waitForSync();
+    controller.startWorkers();
+    await until(() => attempts === 1, 'first attempt');
+    for (let i = 0; i < 10 && attempts < 2; i++) await clock.advance(10);
+    assert.equal(attempts, 2, 'reconciled again after the backoff step');
+    assert.deepEqual(errors, [], 'onError is for failures, not for stale reads');
+    const text = await registry.metrics();
+    assert.match(text, /controller_runtime_reconcile_total\{controller="test",result="conflict"\} 1/);
+    assert.doesNotMatch(text, /controller_runtime_reconcile_errors_total\{controller="test"\} [1-9]/);
     await controller.shutdown();
     await cache.stop();
   });
