@@ -2,7 +2,12 @@
 // DNS name with the binding Secret's credentials and keeps rows; edits (a parameter, resources, a larger volume)
 // roll out and show in the server.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { pollUntil } from '../../src/envtest/index.ts';
 import { e2eSetup } from './support/cluster.ts';
 import {
@@ -19,6 +24,9 @@ import {
 
 const { cluster, namespace } = await e2eSetup('e2e-db');
 const name = 'shop';
+const PLUGIN = fileURLToPath(new URL('../../src/cli/kubectl-sampledb.ts', import.meta.url));
+// The PostgreSQL client of this machine (install-system-deps.sh installs it).
+const PSQL_BIN = process.env.PSQL ?? 'psql';
 
 /** Size and free space of the data volume as the database pod sees it. */
 async function dataVolumeBytes(): Promise<number> {
@@ -94,6 +102,49 @@ describe('a SampleDB on a real node', () => {
     const serverVersion = (lines.at(-1) ?? '').split(' ')[0];
     assert.match(serverVersion ?? '', /^15\.\d+$/);
     assert.equal(status.currentVersion, serverVersion, 'status.currentVersion is what the server reports');
+  });
+
+  it("kubectl sampledb psql: the machine's psql reaches it through the plugin's port-forward, as the owner", async () => {
+    // The plugin as npm installs it (an executable kubectl-sampledb on PATH), and the real psql of this machine:
+    // the port-forward goes through the kubelet and containerd to the pod's network namespace.
+    const work = mkdtempSync(join(tmpdir(), 'e2e-psql-'));
+    try {
+      const plugin = join(work, 'kubectl-sampledb');
+      writeFileSync(plugin, `#!/bin/sh\nexec '${process.execPath}' '${PLUGIN}' "$@"\n`);
+      chmodSync(plugin, 0o755);
+      const run = spawnSync(join(cluster.binDir, 'kubectl'), ['sampledb', 'psql', name, '-n', namespace], {
+        input: 'SELECT current_user, count(*) FROM orders;\nSHOW server_version;\n',
+        env: {
+          PATH: `${work}:${process.env.PATH ?? ''}`,
+          KUBECONFIG: cluster.kubeconfigPath,
+          PSQL: PSQL_BIN,
+        },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
+      const binding = await kubectlJson<{ data: Record<string, string> }>(cluster, [
+        'get',
+        'secret',
+        `${name}-binding`,
+        '-n',
+        namespace,
+      ]);
+      const owner = Buffer.from(binding?.data.username ?? '', 'base64').toString('utf8');
+      const password = Buffer.from(binding?.data.password ?? '', 'base64').toString('utf8');
+      assert.match(
+        run.stdout,
+        new RegExp(`\\b${owner}\\b\\s*\\|\\s*500\\b`),
+        'the owner, and the rows seeded above',
+      );
+      assert.match(run.stdout, /\b15\.\d+\b/, 'the server version');
+      assert.ok(
+        password.length > 0 && !`${run.stdout}${run.stderr}`.includes(password),
+        'the password is not printed',
+      );
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
   });
 
   it('rolls out a parameter change that SHOW reports', async () => {
