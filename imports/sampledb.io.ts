@@ -1357,7 +1357,7 @@ export interface SampleDbDrillSpec {
   readonly historyLimit?: number;
 
   /**
-   * The fault. kill-primary: delete the primary pod (instances >= 2). kill-replica: delete a replica pod (instances >= 2). kill-operator-leader: delete the operator pod holding the leader Lease (leader election on). restore-check: restore the latest Completed backup into a throw-away SampleDB, check it became Ready, delete it. isolate-primary is always refused (NetworkPolicyEnforcementNotDetectable): it needs a CNI that enforces NetworkPolicy, which cannot be read from the API, and the operator runs no probe that proves it. fill-disk is always refused (FillDiskUnsafe). Immutable.
+   * The fault. kill-primary: delete the primary pod (instances >= 2). kill-replica: delete a replica pod (instances >= 2). kill-operator-leader: delete the operator pod holding the leader Lease (leader election on). restore-check: restore the latest Completed backup into a throw-away SampleDB, check it became Ready, delete it. fill-disk: a Job on the primary's node fills its data volume with one ballast file (instances >= 2), holds it 30 s and removes it; refused (FillDiskUnsafe) when the volume's file system is larger than twice its claim plus 512 MiB (shared with the node). isolate-primary is always refused (NetworkPolicyEnforcementNotDetectable): it needs a CNI that enforces NetworkPolicy, which cannot be read from the API, and the operator runs no probe that proves it. Immutable.
    *
    * @schema SampleDbDrillSpec#kind
    */
@@ -1396,7 +1396,7 @@ export function toJson_SampleDbDrillSpec(obj: SampleDbDrillSpec | undefined): Re
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
 /**
- * The fault. kill-primary: delete the primary pod (instances >= 2). kill-replica: delete a replica pod (instances >= 2). kill-operator-leader: delete the operator pod holding the leader Lease (leader election on). restore-check: restore the latest Completed backup into a throw-away SampleDB, check it became Ready, delete it. isolate-primary is always refused (NetworkPolicyEnforcementNotDetectable): it needs a CNI that enforces NetworkPolicy, which cannot be read from the API, and the operator runs no probe that proves it. fill-disk is always refused (FillDiskUnsafe). Immutable.
+ * The fault. kill-primary: delete the primary pod (instances >= 2). kill-replica: delete a replica pod (instances >= 2). kill-operator-leader: delete the operator pod holding the leader Lease (leader election on). restore-check: restore the latest Completed backup into a throw-away SampleDB, check it became Ready, delete it. fill-disk: a Job on the primary's node fills its data volume with one ballast file (instances >= 2), holds it 30 s and removes it; refused (FillDiskUnsafe) when the volume's file system is larger than twice its claim plus 512 MiB (shared with the node). isolate-primary is always refused (NetworkPolicyEnforcementNotDetectable): it needs a CNI that enforces NetworkPolicy, which cannot be read from the API, and the operator runs no probe that proves it. Immutable.
  *
  * @schema SampleDbDrillSpecKind
  */

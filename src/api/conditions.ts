@@ -56,7 +56,10 @@ export const DRILL_REASONS = {
    * probe that would prove it, so the drill is always refused.
    */
   networkPolicyEnforcementNotDetectable: 'NetworkPolicyEnforcementNotDetectable',
+  /** fill-disk: the data volume's file system is larger than its claim allows (shared with the node), refused. */
   fillDiskUnsafe: 'FillDiskUnsafe',
+  /** fill-disk: the Job that fills the volume failed (its ballast was then removed by the release Job). */
+  fillFailed: 'FillFailed',
 } as const;
 
 export type BackupConditionType = (typeof BACKUP_CONDITIONS)[keyof typeof BACKUP_CONDITIONS];

@@ -47,9 +47,11 @@ export const SampleDbDrillSpecSchema = withRules(
           'The fault. kill-primary: delete the primary pod (instances >= 2). kill-replica: delete a replica pod ' +
           '(instances >= 2). kill-operator-leader: delete the operator pod holding the leader Lease (leader ' +
           'election on). restore-check: restore the latest Completed backup into a throw-away SampleDB, check it ' +
-          'became Ready, delete it. isolate-primary is always refused (NetworkPolicyEnforcementNotDetectable): it ' +
-          'needs a CNI that enforces NetworkPolicy, which cannot be read from the API, and the operator runs no probe ' +
-          'that proves it. fill-disk is always refused (FillDiskUnsafe). Immutable.',
+          "became Ready, delete it. fill-disk: a Job on the primary's node fills its data volume with one ballast file " +
+          "(instances >= 2), holds it 30 s and removes it; refused (FillDiskUnsafe) when the volume's file system is " +
+          'larger than twice its claim plus 512 MiB (shared with the node). isolate-primary is always refused ' +
+          '(NetworkPolicyEnforcementNotDetectable): it needs a CNI that enforces NetworkPolicy, which cannot be read ' +
+          'from the API, and the operator runs no probe that proves it. Immutable.',
       }),
       schedule: Type.Optional(
         CronSchedule(
@@ -98,7 +100,8 @@ export const DrillRunSchema = Type.Object(
     target: Type.Optional(Type.String({ description: 'The pod the fault hit, or the throw-away SampleDB.' })),
     detectSeconds: seconds('From the fault to the operator seeing it (SampleDB status or a new leader).'),
     writableSeconds: seconds(
-      'From the fault to the first write accepted through the client Service (0: no write failed).',
+      "From the fault (fill-disk: the ballast's removal) to the first write accepted through the client Service " +
+        '(0: no write failed).',
     ),
     failedWrites: Type.Optional(
       Type.Integer({ minimum: 0, description: 'Writes refused while the probe waited.' }),
@@ -111,6 +114,13 @@ export const DrillRunSchema = Type.Object(
     ),
     replicationSeconds: seconds('From the first accepted write to every replica having replayed it.'),
     restoreSeconds: seconds('restore-check: from creating the throw-away SampleDB to it being Ready.'),
+    filledBytes: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        format: 'int64',
+        description: 'fill-disk: the size of the ballast file that filled the data volume.',
+      }),
+    ),
   },
   { description: 'One finished run and its measurements.' },
 );

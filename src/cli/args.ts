@@ -95,7 +95,8 @@ Kinds:
   kill-replica           delete a replica pod (instances >= 2)
   kill-operator-leader   delete the operator pod holding the leader Lease (leader election on)
   restore-check          restore the latest Completed backup into a throw-away SampleDB, check it is Ready, delete it
-  fill-disk              refused: it cannot be bounded safely
+  fill-disk              fill the primary's data volume for 30 s with a ballast file a Job on its node removes
+                         (instances >= 2); refused when the volume is shared with the node (larger than its claim)
   isolate-primary        refused: the operator cannot prove NetworkPolicy is enforced
 
 Flags:

@@ -1,7 +1,8 @@
 // SampleDBDrill on a real node, run by dist/'s operator Deployment (two replicas, leader election) against real
 // PostgreSQL pods: a namespace without the drills label is refused; kill-primary, kill-replica and
 // kill-operator-leader each run with their measurements (time to detect, time until writes are accepted again, the
-// canary row, the replicas caught up); restore-check restores the latest backup into a throw-away SampleDB and
+// canary row, the replicas caught up); fill-disk fills the primary's volume with a ballast file, writes are refused
+// until the fill Job removes it; restore-check restores the latest backup into a throw-away SampleDB and
 // removes it; isolate-primary is refused because nothing here enforces NetworkPolicy. Each run's figures are
 // printed (DRILL: ...).
 import assert from 'node:assert/strict';
@@ -158,6 +159,34 @@ describe('drills on a real node', () => {
     assert.equal(run.canaryPresent, true);
     assert.equal(run.replicationCaughtUp, true);
     assert.ok(run.detectSeconds !== undefined, 'the operator saw the replica go');
+  });
+
+  it('fill-disk: the primary’s volume fills, writes are refused, and accepted again once the ballast is gone', async () => {
+    const before = await settled();
+    const run = await runDrill('fill-disk', 'fill-disk');
+    asserted(run);
+    assert.equal(run.target, before.primary);
+    assert.ok((run.filledBytes ?? 0) > 512 * 2 ** 20, 'most of the 1 GiB volume was filled');
+    assert.ok((run.failedWrites ?? 0) > 0, 'writes were refused while the volume was full');
+    assert.ok(run.writableSeconds !== undefined && run.writableSeconds < 120);
+    assert.equal(run.canaryPresent, true);
+    assert.equal(run.replicationCaughtUp, true);
+    const onVolume = await cluster.kubectl([
+      'exec',
+      '-n',
+      namespace,
+      String(before.primary),
+      '-c',
+      'postgres',
+      '--',
+      'sh',
+      '-c',
+      'ls -a /var/lib/postgresql/data; df -Pk /var/lib/postgresql/data | tail -n 1',
+    ]);
+    assert.equal(onVolume.code, 0, onVolume.stderr);
+    assert.doesNotMatch(onVolume.stdout, /sampledb-drill-ballast/, 'the ballast was removed');
+    await settled();
+    assert.equal(await sql(cluster, namespace, NAME, 'SELECT count(*) FROM orders;'), '2');
   });
 
   it('kill-operator-leader: the leader deletes its own pod, the standby takes over and finishes the run', async () => {

@@ -18,6 +18,8 @@ export interface PostgresServer {
   readonly path: string;
   /** A scratch directory that lives as long as the server (for dumps, SQL files, ...). */
   readonly scratchDir: string;
+  /** The data directory. */
+  readonly dataDir: string;
   /** Env for a libpq client connecting as the superuser over TCP. */
   clientEnv(): Record<string, string>;
   /** Runs SQL as the superuser; returns unaligned, tuples-only output. Throws on error. */
@@ -71,11 +73,16 @@ function runAsServerUser(binary: string, args: string[]): { status: number | nul
   };
 }
 
-export async function startPostgres(): Promise<PostgresServer> {
+export interface StartOptions {
+  /** Where the server's directories go (its data directory is `<in>/<temp>/data`); default: the temp dir. */
+  in?: string;
+}
+
+export async function startPostgres(options: StartOptions = {}): Promise<PostgresServer> {
   const binDir = findPostgresBinDir();
   if (!binDir)
     throw new Error('no PostgreSQL server binaries found under /usr/lib/postgresql (set PG_BIN_DIR)');
-  const root = mkdtempSync(join(tmpdir(), 'sampledb-pg-'));
+  const root = mkdtempSync(join(options.in ?? tmpdir(), 'sampledb-pg-'));
   const dataDir = join(root, 'data');
   const socketDir = join(root, 'socket');
   const scratchDir = join(root, 'scratch');
@@ -114,13 +121,13 @@ export async function startPostgres(): Promise<PostgresServer> {
       '--locale=C',
     ]);
     if (init.status !== 0) throw new Error(`initdb failed:\n${init.output}`);
-    const options = `-p ${port} -k ${socketDir} -c listen_addresses=127.0.0.1 -c fsync=off`;
+    const serverOptions = `-p ${port} -k ${socketDir} -c listen_addresses=127.0.0.1 -c fsync=off`;
     const start = runAsServerUser(join(binDir, 'pg_ctl'), [
       'start',
       '-D',
       dataDir,
       '-o',
-      options,
+      serverOptions,
       '-l',
       logFile,
       '-w',
@@ -151,6 +158,7 @@ export async function startPostgres(): Promise<PostgresServer> {
     binDir,
     path,
     scratchDir,
+    dataDir,
     clientEnv,
     query(sql, database = 'postgres') {
       const result = spawnSync(

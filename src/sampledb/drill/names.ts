@@ -5,6 +5,17 @@ import { boundedName } from '../names.ts';
 
 export const canaryJobName = (drill: string, run: number) => boundedName(drill, `r${run}-canary`);
 export const probeJobName = (drill: string, run: number) => boundedName(drill, `r${run}-probe`);
+/** fill-disk: fills, holds and releases the primary's data volume. */
+export const fillJobName = (drill: string, run: number) => boundedName(drill, `r${run}-fill`);
+/** fill-disk: removes a ballast a failed fill Job may have left. */
+export const releaseJobName = (drill: string, run: number) => boundedName(drill, `r${run}-release`);
+/** Every Job a run may create, for the clean-up at its end. */
+export const runJobNames = (drill: string, run: number) => [
+  canaryJobName(drill, run),
+  probeJobName(drill, run),
+  fillJobName(drill, run),
+  releaseJobName(drill, run),
+];
 
 /**
  * restore-check's throw-away SampleDB: `<db>-drill<run>`, cut to the SampleDB name limit (its Services and pods are

@@ -1,6 +1,6 @@
-// What a drill run creates: the canary and probe Jobs (owned by the SampleDBDrill) and restore-check's throw-away
-// SampleDB. Pure builders.
-import type { V1Job } from '@kubernetes/client-node';
+// What a drill run creates: the canary and probe Jobs, fill-disk's fill and release Jobs (owned by the SampleDBDrill)
+// and restore-check's throw-away SampleDB. Pure builders.
+import type { V1Job, V1PodSpec } from '@kubernetes/client-node';
 import {
   ANNOTATIONS,
   API_VERSION,
@@ -13,8 +13,21 @@ import { TERMINATION_LOG } from '../backup-job.ts';
 import type { SampleDbInstance } from '../instance.ts';
 import { ownerReferenceTo } from '../meta.ts';
 import { literalEnv, scriptJobPodSpec, superuserEnv } from '../pod.ts';
+import { DATA_MOUNT_PATH, PGDATA } from '../postgres-config.ts';
 import { DRILL_CANARY_SCRIPT, DRILL_PROBE_SCRIPT, drillScriptEnv } from '../scripts/drill.ts';
-import { canaryJobName, probeJobName, throwawayName } from './names.ts';
+import {
+  DEFAULT_FILL_HOLD_SECONDS,
+  DRILL_FILL_SCRIPT,
+  DRILL_RELEASE_SCRIPT,
+  FILLED_MARKER,
+  fillScriptEnv,
+} from '../scripts/drill-fill.ts';
+import { canaryJobName, fillJobName, probeJobName, releaseJobName, throwawayName } from './names.ts';
+
+/** fill-disk's probe waits this long after the fill for a write to be refused (the hold and some). */
+export const FILL_REFUSAL_WAIT_SECONDS = DEFAULT_FILL_HOLD_SECONDS + 30;
+/** The fill Job's bound: filling (instant with fallocate), the hold, and a start on a busy node. */
+const FILL_DEADLINE_SECONDS = DEFAULT_FILL_HOLD_SECONDS + 300;
 
 /** The canary row's key: unique per namespace, drill and run. */
 export const runKey = (drill: SampleDbDrillObject, run: number) =>
@@ -28,20 +41,44 @@ export function drillJob(
   which: 'canary' | 'probe',
 ): V1Job {
   const drillName = drill.metadata.name ?? '';
-  const labels = { ...instance.labels.drill };
-  const annotations = { [ANNOTATIONS.drill]: drillName };
   const env = drillScriptEnv({
     host: instance.endpoint.host,
     port: instance.endpoint.port,
     run: runKey(drill, run),
     replicas: Math.max(0, instance.spec.instances - 1),
     terminationLog: TERMINATION_LOG,
+    ...(which === 'probe' && drill.spec.kind === 'fill-disk'
+      ? { fillSeconds: FILL_REFUSAL_WAIT_SECONDS }
+      : {}),
   });
+  return runJob(
+    drill,
+    instance,
+    which === 'canary' ? canaryJobName(drillName, run) : probeJobName(drillName, run),
+    scriptJobPodSpec({
+      name: CONTAINERS.drill,
+      image: instance.spec.image,
+      script: which === 'canary' ? DRILL_CANARY_SCRIPT : DRILL_PROBE_SCRIPT,
+      env: [...literalEnv(env), ...superuserEnv(instance)],
+      terminationMessagePath: TERMINATION_LOG,
+    }),
+  );
+}
+
+function runJob(
+  drill: SampleDbDrillObject,
+  instance: SampleDbInstance,
+  name: string,
+  podSpec: V1PodSpec,
+  activeDeadlineSeconds?: number,
+): V1Job {
+  const labels = { ...instance.labels.drill };
+  const annotations = { [ANNOTATIONS.drill]: drill.metadata.name ?? '' };
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
     metadata: {
-      name: which === 'canary' ? canaryJobName(drillName, run) : probeJobName(drillName, run),
+      name,
       namespace: instance.namespace,
       labels,
       annotations,
@@ -51,18 +88,80 @@ export function drillJob(
     },
     spec: {
       backoffLimit: 0,
-      template: {
-        metadata: { labels, annotations },
-        spec: scriptJobPodSpec({
-          name: CONTAINERS.drill,
-          image: instance.spec.image,
-          script: which === 'canary' ? DRILL_CANARY_SCRIPT : DRILL_PROBE_SCRIPT,
-          env: [...literalEnv(env), ...superuserEnv(instance)],
-          terminationMessagePath: TERMINATION_LOG,
-        }),
-      },
+      ...(activeDeadlineSeconds ? { activeDeadlineSeconds } : {}),
+      template: { metadata: { labels, annotations }, spec: podSpec },
     },
   };
+}
+
+/** The volume fill-disk fills: the data claim of a database pod (`<claim template>-<pod>`), and where that pod runs. */
+export interface FillTarget {
+  pod: string;
+  /** The pod's node: a second pod can mount a ReadWriteOnce volume only there. */
+  node?: string;
+  /** The claim's capacity (status), or its requested size. */
+  claimBytes: number;
+}
+
+export const dataClaimOf = (instance: SampleDbInstance, pod: string) =>
+  `${instance.names.dataVolumeClaimTemplate}-${pod}`;
+
+/**
+ * fill-disk's Jobs: `fill` fills the volume with one ballast file, is Ready while it is full and removes the file
+ * after its hold; `release` removes a ballast a failed fill left. Both mount the claim beside the running database,
+ * so they run on its node; neither gets a database credential.
+ */
+export function fillDiskJob(
+  instance: SampleDbInstance,
+  drill: SampleDbDrillObject,
+  run: number,
+  which: 'fill' | 'release',
+  target: FillTarget,
+): V1Job {
+  const drillName = drill.metadata.name ?? '';
+  const env = fillScriptEnv({
+    volumeDir: DATA_MOUNT_PATH,
+    dataDir: PGDATA.slice(DATA_MOUNT_PATH.length + 1),
+    claimBytes: target.claimBytes,
+    terminationLog: TERMINATION_LOG,
+  });
+  const podSpec = scriptJobPodSpec(
+    {
+      name: CONTAINERS.drill,
+      image: instance.spec.image,
+      script: which === 'fill' ? DRILL_FILL_SCRIPT : DRILL_RELEASE_SCRIPT,
+      env: literalEnv(env),
+      terminationMessagePath: TERMINATION_LOG,
+      volumeMounts: [{ name: 'data', mountPath: DATA_MOUNT_PATH }],
+    },
+    [{ name: 'data', persistentVolumeClaim: { claimName: dataClaimOf(instance, target.pod) } }],
+  );
+  const [container] = podSpec.containers;
+  if (which === 'fill' && container)
+    container.readinessProbe = {
+      exec: { command: ['test', '-e', FILLED_MARKER] },
+      periodSeconds: 1,
+      failureThreshold: 1,
+    };
+  // The database pod's SIGTERM-to-exit is not this pod's: the trap removes the ballast within a second.
+  podSpec.terminationGracePeriodSeconds = 10;
+  if (target.node)
+    podSpec.affinity = {
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [
+            { matchFields: [{ key: 'metadata.name', operator: 'In', values: [target.node] }] },
+          ],
+        },
+      },
+    };
+  return runJob(
+    drill,
+    instance,
+    which === 'fill' ? fillJobName(drillName, run) : releaseJobName(drillName, run),
+    podSpec,
+    which === 'fill' ? FILL_DEADLINE_SECONDS : 120,
+  );
 }
 
 /**

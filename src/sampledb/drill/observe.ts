@@ -23,8 +23,9 @@ import {
   SAMPLEDBS,
 } from '../resources.ts';
 import { parseCanaryResult, parseProbeResult } from '../scripts/drill.ts';
+import { parseFillResult, parseReleaseResult } from '../scripts/drill-fill.ts';
 import type { ClusterView } from '../view.ts';
-import { canaryJobName, probeJobName, throwawayName } from './names.ts';
+import { canaryJobName, fillJobName, probeJobName, releaseJobName, throwawayName } from './names.ts';
 import type { DrillDb, DrillObservation, JobState } from './plan.ts';
 
 export interface OperatorIdentity {
@@ -54,10 +55,13 @@ function jobState<R>(
 ): JobState<R> | undefined {
   const job: V1Job | undefined = view.get(JOBS, ns, name);
   if (!job) return undefined;
-  const outcome = scriptJobOutcome(job, view.ownedBy(PODS, job.metadata?.uid), 'drill', parse);
+  const pods = view.ownedBy(PODS, job.metadata?.uid);
+  const outcome = scriptJobOutcome(job, pods, 'drill', parse);
   switch (outcome.phase) {
     case 'Running':
-      return { state: 'running' };
+      return pods.some((p) => podReady(p) && !p.metadata?.deletionTimestamp)
+        ? { state: 'running', ready: true }
+        : { state: 'running' };
     case 'Succeeded':
       return { state: 'succeeded', result: outcome.result };
     case 'NoResult':
@@ -89,6 +93,7 @@ function dbView(view: ClusterView, db: SampleDbObject): DrillDb {
       uid: p.metadata?.uid ?? '',
       ready: podReady(p),
       terminating: Boolean(p.metadata?.deletionTimestamp),
+      ...(p.spec?.nodeName ? { node: p.spec.nodeName } : {}),
     })),
     ...(primaryAvailable !== undefined ? { primaryAvailable } : {}),
     ...(replication?.primaryUnavailableSince
@@ -195,6 +200,12 @@ export function observeDrill(
     const probe = jobState(view, ns, probeJobName(name, current.run), parseProbeResult);
     if (canary) o.canaryJob = canary;
     if (probe) o.probeJob = probe;
+    if (drill.spec.kind === 'fill-disk') {
+      const fill = jobState(view, ns, fillJobName(name, current.run), parseFillResult);
+      const release = jobState(view, ns, releaseJobName(name, current.run), parseReleaseResult);
+      if (fill) o.fillJob = fill;
+      if (release) o.releaseJob = release;
+    }
     if (drill.spec.kind === 'restore-check') {
       const throwaway = view.get(SAMPLEDBS, ns, throwawayName(dbName, current.run));
       if (throwaway) {

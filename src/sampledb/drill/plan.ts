@@ -10,10 +10,12 @@ import {
   type DrillRun,
   type DrillRunResult,
 } from '../../api/index.ts';
+import { BALLAST_FILE, type FillResult } from '../scripts/drill-fill.ts';
 import { throwawayName } from './names.ts';
 
 export type JobState<R> =
-  | { state: 'running' }
+  /** `ready`: the Job's pod is Ready (fill-disk: the volume is full). */
+  | { state: 'running'; ready?: boolean }
   | { state: 'succeeded'; result: R }
   | { state: 'failed'; message: string };
 
@@ -27,6 +29,8 @@ export interface ProbeResult {
   replicasCaughtUp: number;
   /** Epoch milliseconds when every expected replica had replayed the probe write (absent: not within the bound). */
   caughtUpAtMs?: number;
+  /** fill-disk: epoch milliseconds of the first write refused on the full volume (absent: none was). */
+  refusedAtMs?: number;
 }
 
 export interface DrillPod {
@@ -34,6 +38,8 @@ export interface DrillPod {
   uid: string;
   ready: boolean;
   terminating: boolean;
+  /** The node it runs on (fill-disk's Jobs mount its volume there). */
+  node?: string;
 }
 
 /** The drilled SampleDB as the cache shows it; `status` fields are what the operator last wrote. */
@@ -77,6 +83,9 @@ export interface DrillObservation {
   runCount: number;
   canaryJob?: JobState<true>;
   probeJob?: JobState<ProbeResult>;
+  /** fill-disk: the Job that fills, holds and releases the primary's volume, and the one that releases it after a failure. */
+  fillJob?: JobState<FillResult>;
+  releaseJob?: JobState<true>;
 }
 
 export type DrillAction =
@@ -86,6 +95,8 @@ export type DrillAction =
   | { kind: 'create-canary' }
   | { kind: 'inject'; current: DrillCurrentRun; target: DrillTarget }
   | { kind: 'create-probe'; current: DrillCurrentRun }
+  /** fill-disk: the fill Job failed, so the ballast may still be there: remove it before the run ends. */
+  | { kind: 'create-release'; current: DrillCurrentRun }
   | { kind: 'mark-detected'; current: DrillCurrentRun }
   | { kind: 'create-throwaway'; backup: string }
   | { kind: 'delete-throwaway'; current: DrillCurrentRun }
@@ -93,8 +104,14 @@ export type DrillAction =
   /** `slot`: the schedule slot a run refused before it started was due for. */
   | { kind: 'finish'; run: DrillRun; slot?: string };
 
-/** What a fault hits: a database pod (deleted with its uid as precondition) or the leading operator's own pod. */
-export type DrillTarget = { kind: 'pod'; name: string; uid: string } | { kind: 'operator'; identity: string };
+/**
+ * What a fault hits: a database pod (deleted with its uid as precondition), the leading operator's own pod, or (fill-disk)
+ * the data volume of a database pod, filled by a Job on its node.
+ */
+export type DrillTarget =
+  | { kind: 'pod'; name: string; uid: string }
+  | { kind: 'operator'; identity: string }
+  | { kind: 'volume'; name: string; uid: string };
 
 /** How long a run may take from the fault to recovery before it is recorded as Failed (NotRecovered). */
 export const RECOVERY_TIMEOUT_MS = 10 * 60_000;
@@ -123,13 +140,6 @@ export function guardRail(o: DrillObservation): { reason: string; message: strin
         'Proving it takes a probe (a deny policy on a throw-away pod and a connection that must fail), which this ' +
         'operator does not run: it holds no NetworkPolicy permission. Nothing was injected.',
     };
-  if (o.kind === 'fill-disk')
-    return {
-      reason: R.fillDiskUnsafe,
-      message:
-        'fill-disk is refused: filling the data volume of a running PostgreSQL can stop it from writing WAL and ' +
-        'crash it, and the operator cannot bound or undo that safely.',
-    };
   if (!o.db) return { reason: R.sampleDbNotFound, message: `SampleDB ${o.sampleDbName} was not found.` };
   // Before Ready: an upgrade restarts the pods, so the SampleDB is often not Ready during one, and the upgrade is
   // what the user needs to hear.
@@ -149,7 +159,8 @@ export function guardRail(o: DrillObservation): { reason: string; message: strin
   }
   if (o.busy) return o.busy;
   const readyPods = o.db.pods.filter((p) => p.ready && !p.terminating);
-  if (o.kind === 'kill-primary' || o.kind === 'kill-replica') {
+  // fill-disk stops the primary writing: the replicas are what stays healthy meanwhile.
+  if (o.kind === 'kill-primary' || o.kind === 'kill-replica' || o.kind === 'fill-disk') {
     if (o.db.instances < 2 || readyPods.length < 2)
       return {
         reason: R.wouldLeaveNoHealthyInstance,
@@ -175,10 +186,11 @@ export function chooseTarget(o: DrillObservation): DrillTarget | undefined {
   if (o.kind === 'kill-operator-leader') return { kind: 'operator', identity: o.operator.identity };
   const pods = (o.db?.pods ?? []).filter((p) => p.ready && !p.terminating);
   const pick =
-    o.kind === 'kill-primary'
+    o.kind === 'kill-primary' || o.kind === 'fill-disk'
       ? pods.find((p) => p.name === o.db?.primary)
       : pods.filter((p) => p.name !== o.db?.primary).sort((a, b) => b.name.localeCompare(a.name))[0];
-  return pick ? { kind: 'pod', name: pick.name, uid: pick.uid } : undefined;
+  if (!pick) return undefined;
+  return { kind: o.kind === 'fill-disk' ? 'volume' : 'pod', name: pick.name, uid: pick.uid };
 }
 
 /** Whether the operator's own record of the SampleDB (its status), or a new leader, shows the fault. */
@@ -187,6 +199,8 @@ export function faultSeen(o: DrillObservation, current: DrillCurrentRun): boolea
   if (o.kind === 'kill-operator-leader') return o.operator.identity !== current.target;
   if (!db) return true;
   if (!db.ready) return true;
+  if (o.kind === 'fill-disk')
+    return db.primaryAvailable === false || (db.primary !== undefined && db.primary !== current.target);
   if (o.kind === 'kill-primary')
     return (
       db.primaryAvailable === false ||
@@ -201,8 +215,9 @@ export function recovered(o: DrillObservation, current: DrillCurrentRun): boolea
   const db = o.db;
   if (!db?.ready || db.primaryAvailable === false) return false;
   const pods = db.pods.filter((p) => p.ready && !p.terminating);
-  // The killed pod itself (same uid) being Ready means the deletion did not happen yet.
-  if (current.targetUid && pods.some((p) => p.uid === current.targetUid)) return false;
+  // The killed pod itself (same uid) being Ready means the deletion did not happen yet (fill-disk kills nothing).
+  if (o.kind !== 'fill-disk' && current.targetUid && pods.some((p) => p.uid === current.targetUid))
+    return false;
   return pods.length >= db.instances;
 }
 
@@ -235,11 +250,19 @@ function refusedRun(o: DrillObservation, run: number, reason: string, message: s
   return o.due?.slot && action.kind === 'finish' ? { ...action, slot: o.due.slot } : action;
 }
 
-function measured(o: DrillObservation, current: DrillCurrentRun, probe: ProbeResult): DrillAction {
+function measured(
+  o: DrillObservation,
+  current: DrillCurrentRun,
+  probe: ProbeResult,
+  fill?: { filledBytes: number; releasedAtMs: number },
+): DrillAction {
   const injectedAt = current.injectedAt ?? current.startedAt;
   const detectedAt = current.detectedAt ?? (faultSeen(o, current) ? iso(o.now) : undefined);
+  // fill-disk: nothing can write until the ballast is gone, so recovery counts from its removal.
+  const faultEnd = fill ? fill.releasedAtMs : injectedAt;
   const extra: Partial<DrillRun> = {
-    writableSeconds: probe.failedWrites === 0 ? 0 : secondsBetween(injectedAt, probe.writableAtMs),
+    writableSeconds: probe.failedWrites === 0 ? 0 : secondsBetween(faultEnd, probe.writableAtMs),
+    ...(fill ? { filledBytes: fill.filledBytes } : {}),
     failedWrites: probe.failedWrites,
     canaryPresent: probe.canaryPresent,
     replicationCaughtUp: probe.replicasCaughtUp >= probe.replicasExpected,
@@ -267,12 +290,19 @@ function measured(o: DrillObservation, current: DrillCurrentRun, probe: ProbeRes
       `Writes are accepted again, but only ${probe.replicasCaughtUp} of ${probe.replicasExpected} replicas replayed the probe write in time.${seen}`,
       extra,
     );
+  const after = fill
+    ? `the data volume was filled (${Math.round(fill.filledBytes / 2 ** 20)} MiB of ballast) and ${
+        probe.refusedAtMs === undefined
+          ? 'no write was refused while it was full'
+          : `writes were refused ${secondsBetween(injectedAt, probe.refusedAtMs)}s after the fault`
+      }; writes accepted ${extra.writableSeconds}s after the ballast was removed`
+    : `writes accepted ${extra.writableSeconds}s after the fault`;
   return runRecord(
     o,
     current,
     'Succeeded',
     R.recovered,
-    `Recovered: writes accepted ${extra.writableSeconds}s after the fault, the canary row is there, ${probe.replicasCaughtUp} of ${probe.replicasExpected} replicas caught up.${seen}`,
+    `Recovered: ${after}, the canary row is there, ${probe.replicasCaughtUp} of ${probe.replicasExpected} replicas caught up.${seen}`,
     extra,
   );
 }
@@ -316,6 +346,94 @@ function planRestoreCheck(o: DrillObservation, current: DrillCurrentRun): DrillA
     R.restoreCheckFailed,
     `The latest backup did not restore into a Ready SampleDB ${current.target} within ${RESTORE_TIMEOUT_MS / 60_000} min or its restore failed; it was deleted.`,
   );
+}
+
+/**
+ * fill-disk after the canary: the fill Job fills the primary's volume (inject) and, once its pod is Ready (full),
+ * the probe starts (recover); the Job removes the ballast itself after its hold, and recovery counts from then. A
+ * fill Job that failed may have left its ballast: the release Job removes it (cleanup) before the run ends.
+ */
+function planFillDisk(o: DrillObservation, current: DrillCurrentRun): DrillAction {
+  const fill = o.fillJob;
+  const volume = `the data volume of ${current.target}`;
+  if (current.step === 'cleanup') {
+    const why = fill?.state === 'failed' ? fill.message : 'the fill Job is gone';
+    if (!o.releaseJob) return { kind: 'create-release', current };
+    if (o.releaseJob.state === 'running')
+      return { kind: 'wait', message: `The fill Job failed: removing any ballast from ${volume}.` };
+    if (o.releaseJob.state === 'failed')
+      return runRecord(
+        o,
+        current,
+        'Failed',
+        R.fillFailed,
+        `The fill Job failed (${why}) and so did the release Job (${o.releaseJob.message}): a ballast file ${BALLAST_FILE} may still fill ${volume}; delete it.`,
+      );
+    return runRecord(
+      o,
+      current,
+      'Failed',
+      R.fillFailed,
+      `The fill Job failed: ${why}. The release Job removed any ballast from ${volume}.`,
+    );
+  }
+  if (fill?.state === 'succeeded' && 'unsafe' in fill.result)
+    return runRecord(o, current, 'Refused', R.fillDiskUnsafe, `fill-disk is refused: ${fill.result.unsafe}`);
+  if (!fill) {
+    if (current.step === 'inject')
+      return {
+        kind: 'inject',
+        target: { kind: 'volume', name: current.target ?? '', uid: current.targetUid ?? '' },
+        current,
+      };
+    return { kind: 'create-release', current: { ...current, step: 'cleanup' } };
+  }
+  if (fill.state === 'failed') return { kind: 'create-release', current: { ...current, step: 'cleanup' } };
+  if (current.step === 'inject') {
+    if (fill.state === 'running' && !fill.ready) return { kind: 'wait', message: `Filling ${volume}.` };
+    return { kind: 'create-probe', current: { ...current, step: 'recover' } };
+  }
+  // recover
+  if (!o.probeJob) return { kind: 'create-probe', current };
+  if (!current.detectedAt && faultSeen(o, current))
+    return { kind: 'mark-detected', current: { ...current, detectedAt: iso(o.now) } };
+  if (fill.state === 'running')
+    return {
+      kind: 'wait',
+      message: `${volume[0]?.toUpperCase()}${volume.slice(1)} is full: the probe writes until one is refused; the ballast is removed after its hold.`,
+    };
+  const released = fill.result as { filledBytes: number; releasedAtMs: number };
+  const detected = current.detectedAt
+    ? {
+        detectSeconds: secondsBetween(
+          current.injectedAt ?? current.startedAt,
+          Date.parse(current.detectedAt),
+        ),
+      }
+    : {};
+  if (o.probeJob.state === 'failed')
+    return runRecord(o, current, 'Failed', R.probeFailed, `The write probe failed: ${o.probeJob.message}`, {
+      ...detected,
+      filledBytes: released.filledBytes,
+    });
+  if (o.probeJob.state === 'succeeded' && recovered(o, current))
+    return measured(o, current, o.probeJob.result, released);
+  if (o.now.getTime() - released.releasedAtMs > RECOVERY_TIMEOUT_MS)
+    return runRecord(
+      o,
+      current,
+      'Failed',
+      R.notRecovered,
+      `SampleDB ${o.sampleDbName} did not recover (Ready, primary available, every instance Ready, the write probe done) within ${RECOVERY_TIMEOUT_MS / 60_000} min of the ballast's removal.`,
+      { filledBytes: released.filledBytes },
+    );
+  return {
+    kind: 'wait',
+    message:
+      o.probeJob.state === 'running'
+        ? 'The ballast was removed: waiting for writes to be accepted again.'
+        : 'Writes accepted again: waiting for every instance to be Ready.',
+  };
 }
 
 export function planDrill(o: DrillObservation): DrillAction {
@@ -374,11 +492,13 @@ export function planDrill(o: DrillObservation): DrillAction {
         ...current,
         step: 'inject',
         injectedAt: iso(o.now),
-        target: target.kind === 'pod' ? target.name : target.identity,
-        ...(target.kind === 'pod' ? { targetUid: target.uid } : {}),
+        target: target.kind === 'operator' ? target.identity : target.name,
+        ...(target.kind !== 'operator' ? { targetUid: target.uid } : {}),
       },
     };
   }
+
+  if (o.kind === 'fill-disk') return planFillDisk(o, current);
 
   if (current.step === 'inject') {
     // Resumed after the fault was recorded: send it again (a no-op once it happened), then start the probe.

@@ -3,7 +3,14 @@
 // next leader, after a kill-operator-leader drill) resumes the run. Each run ends in status.runs, an Event and the
 // drill metrics.
 import { isDeepStrictEqual } from 'node:util';
-import { API_VERSION, EVENT_REASONS, KINDS, type SampleDbDrillStatus } from '../../api/index.ts';
+import {
+  API_VERSION,
+  EVENT_REASONS,
+  KINDS,
+  parseQuantity,
+  type SampleDbDrillObject,
+  type SampleDbDrillStatus,
+} from '../../api/index.ts';
 import {
   ConflictError,
   describeError,
@@ -12,12 +19,13 @@ import {
   type ReconcileResult,
   type Reconciler,
 } from '../../runtime/index.ts';
+import type { SampleDbInstance } from '../instance.ts';
 import { resolveInstance } from '../instance.ts';
-import { JOBS, PODS, SAMPLEDB_DRILLS, SAMPLEDBS } from '../resources.ts';
+import { JOBS, PODS, PVCS, SAMPLEDB_DRILLS, SAMPLEDBS } from '../resources.ts';
 import type { SampleDbDeps } from '../steps/context.ts';
 import { Writer } from '../writer.ts';
-import { canaryJobName, probeJobName } from './names.ts';
-import { drillJob, throwawaySampleDb } from './objects.ts';
+import { runJobNames } from './names.ts';
+import { dataClaimOf, drillJob, type FillTarget, fillDiskJob, throwawaySampleDb } from './objects.ts';
 import { dueRun, type OperatorIdentity, observeDrill } from './observe.ts';
 import { type DrillAction, planDrill } from './plan.ts';
 import { drillStatus } from './status.ts';
@@ -29,6 +37,26 @@ export interface DrillDeps extends SampleDbDeps {
 /** While a run is in progress, look again this often even without events (the clock decides timeouts). */
 const RUN_REQUEUE_MS = 2_000;
 const MAX_IDLE_REQUEUE_MS = 60 * 60_000;
+
+/** fill-disk's volume as the cache shows it now: the pod's node and the claim's capacity. */
+function fillTarget(view: DrillDeps['view'], instance: SampleDbInstance, pod: string): FillTarget {
+  const running = view.get(PODS, instance.namespace, pod);
+  const claim = view.get(PVCS, instance.namespace, dataClaimOf(instance, pod));
+  const size =
+    claim?.status?.capacity?.storage ??
+    claim?.spec?.resources?.requests?.storage ??
+    instance.spec.storage.size;
+  return {
+    pod,
+    ...(running?.spec?.nodeName ? { node: running.spec.nodeName } : {}),
+    claimBytes: parseQuantity(size) ?? 0,
+  };
+}
+
+const describeFault = (drill: SampleDbDrillObject, target: string | undefined) =>
+  drill.spec.kind === 'fill-disk'
+    ? `${drill.spec.kind}: filling the data volume of ${target}.`
+    : `${drill.spec.kind}: deleting ${target}.`;
 
 export class SampleDbDrillReconciler implements Reconciler {
   readonly #deps: DrillDeps;
@@ -63,6 +91,13 @@ export class SampleDbDrillReconciler implements Reconciler {
         .only(['event'])
         .event({ regarding: drill, type, reason, action: 'Drill', note })
         .catch((err: unknown) => rc.log.warn({ err: describeError(err) }, 'could not record event'));
+    const createFillDiskJob = async (which: 'fill' | 'release', run: number, pod: string) => {
+      if (instance)
+        await write.createOnce(
+          JOBS,
+          fillDiskJob(instance, drill, run, which, fillTarget(view, instance, pod)),
+        );
+    };
     const status = (a: DrillAction) => drillStatus(drill, a, now, dueRun(drill, now).next);
 
     switch (action.kind) {
@@ -85,9 +120,13 @@ export class SampleDbDrillReconciler implements Reconciler {
           await event(
             'Warning',
             EVENT_REASONS.drillFaultInjected,
-            `${drill.spec.kind}: deleting ${action.current.target}.`,
+            describeFault(drill, action.current.target),
           );
         const target = action.target;
+        if (target.kind === 'volume') {
+          await createFillDiskJob('fill', action.current.run, target.name);
+          return { requeueAfter: 1_000 };
+        }
         if (target.kind === 'pod')
           await write
             .delete(PODS, { namespace: ns, name: target.name }, { preconditions: { uid: target.uid } })
@@ -103,6 +142,11 @@ export class SampleDbDrillReconciler implements Reconciler {
       case 'create-probe':
         if (instance) await write.createOnce(JOBS, drillJob(instance, drill, action.current.run, 'probe'));
         await writeStatus(status(action));
+        break;
+      case 'create-release':
+        await writeStatus(status(action));
+        if (action.current.target)
+          await createFillDiskJob('release', action.current.run, action.current.target);
         break;
       case 'mark-detected':
         await writeStatus(status(action));
@@ -140,7 +184,7 @@ export class SampleDbDrillReconciler implements Reconciler {
         );
         // The Jobs' results are in status.runs now; their pods would only pile up with every scheduled run. As for
         // backups, the TTL controller removes them (ttlSecondsAfterFinished 0): no delete right on Jobs needed.
-        for (const name of [canaryJobName(req.name, run.run), probeJobName(req.name, run.run)])
+        for (const name of runJobNames(req.name, run.run))
           await write.patch(
             JOBS,
             { namespace: ns, name },

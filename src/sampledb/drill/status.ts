@@ -32,6 +32,7 @@ export function drillStatus(
     case 'start-run':
     case 'inject':
     case 'create-probe':
+    case 'create-release':
     case 'mark-detected':
     case 'delete-throwaway':
       current = action.current;

@@ -196,7 +196,7 @@ describe('SampleDBDrill on the control plane', { timeout: 400_000 }, () => {
         { sampleDB: { name: 'orders' }, kind: 'isolate-primary' },
         'NetworkPolicyEnforcementNotDetectable',
       ],
-      ['fill', { sampleDB: { name: 'orders' }, kind: 'fill-disk' }, 'FillDiskUnsafe'],
+      ['fill', { sampleDB: { name: 'orders' }, kind: 'fill-disk' }, 'WouldLeaveNoHealthyInstance'],
       ['missing', { sampleDB: { name: 'nope' }, kind: 'restore-check' }, 'SampleDBNotFound'],
       ['no-backup', { sampleDB: { name: 'orders' }, kind: 'restore-check' }, 'NoCompletedBackup'],
     ];

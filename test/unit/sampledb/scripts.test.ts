@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { BACKUP_SCRIPT, parseBackupResult } from '../../../src/sampledb/scripts/backup.ts';
 import { DRILL_CANARY_SCRIPT, DRILL_PROBE_SCRIPT } from '../../../src/sampledb/scripts/drill.ts';
+import { DRILL_FILL_SCRIPT, DRILL_RELEASE_SCRIPT } from '../../../src/sampledb/scripts/drill-fill.ts';
 import { IN_PLACE_RESTORE_SCRIPT } from '../../../src/sampledb/scripts/in-place-restore.ts';
 import { INIT_SCRIPT } from '../../../src/sampledb/scripts/init.ts';
 import { MONITORING_ROLE_SCRIPT } from '../../../src/sampledb/scripts/monitoring-role.ts';
@@ -30,6 +31,8 @@ const scripts = {
   prune: PRUNE_SCRIPT,
   'drill-canary': DRILL_CANARY_SCRIPT,
   'drill-probe': DRILL_PROBE_SCRIPT,
+  'drill-fill': DRILL_FILL_SCRIPT,
+  'drill-release': DRILL_RELEASE_SCRIPT,
 };
 const hasShellcheck = spawnSync('shellcheck', ['--version']).status === 0;
 

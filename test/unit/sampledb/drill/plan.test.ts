@@ -1,7 +1,8 @@
 // The drill planner: from what the cluster shows (and the run recorded in the drill's status) to the next action.
 // Tables: each guard rail refuses with its reason; a kill-primary run walks canary → inject → probe → detected →
 // measured; a resumed run (operator killed after recording the fault) re-sends the fault or goes on; restore-check
-// walks create → Ready → delete → Succeeded; the measurements come out of the probe's report.
+// walks create → Ready → delete → Succeeded; fill-disk walks canary → fill → full → probe → released → measured (or
+// refuses a shared volume, or removes the ballast of a failed fill); the measurements come out of the probe's report.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { DrillCurrentRun, DrillKind } from '../../../../src/api/index.ts';
@@ -83,7 +84,11 @@ describe('planDrill guard rails', () => {
       base('isolate-primary'),
       'NetworkPolicyEnforcementNotDetectable',
     ],
-    ['fill-disk', base('fill-disk'), 'FillDiskUnsafe'],
+    [
+      'fill-disk on one instance',
+      base('fill-disk', { db: { ...healthy, instances: 1, pods: pods.slice(0, 1) } }),
+      'WouldLeaveNoHealthyInstance',
+    ],
     ['SampleDB missing', base('kill-primary', { db: undefined as never }), 'SampleDBNotFound'],
     ['SampleDB not Ready', base('kill-primary', { db: { ...healthy, ready: false } }), 'SampleDBNotReady'],
     ['upgrade running', base('kill-primary', { db: { ...healthy, upgrading: true } }), 'UpgradeInProgress'],
@@ -409,5 +414,149 @@ describe('planDrill restore-check', () => {
       finished(planDrill(base('restore-check', { current: a.current }))).reason,
       'RestoreCheckFailed',
     );
+  });
+});
+
+describe('planDrill fill-disk', () => {
+  const fillInjected: DrillCurrentRun = { ...injected, step: 'inject' };
+  const filling = (more: Partial<DrillObservation>) => base('fill-disk', { current: fillInjected, ...more });
+  const released = (r: Partial<{ filledBytes: number; releasedAtMs: number }> = {}) =>
+    ({
+      state: 'succeeded',
+      result: {
+        filledBytes: 700 * 2 ** 20,
+        filledAtMs: Date.parse('2026-12-04T02:00:03Z'),
+        releasedAtMs: Date.parse('2026-12-04T02:00:06Z'),
+        ...r,
+      },
+    }) as const;
+
+  it("after the canary, fills the primary's volume (recorded before the Job is created)", () => {
+    const a = planDrill(
+      base('fill-disk', { current: canary, canaryJob: { state: 'succeeded', result: true } }),
+    );
+    assert.equal(a.kind, 'inject');
+    const inject = a as Extract<DrillAction, { kind: 'inject' }>;
+    assert.deepEqual(inject.target, { kind: 'volume', name: 'orders-0', uid: 'u0' });
+    assert.equal(inject.current.step, 'inject');
+    assert.equal(inject.current.target, 'orders-0');
+    assert.ok(inject.current.injectedAt);
+  });
+
+  it('a resumed run creates the fill Job again (idempotent), waits while it fills, probes once it is full', () => {
+    assert.equal(planDrill(filling({})).kind, 'inject');
+    assert.equal(planDrill(filling({ fillJob: { state: 'running' } })).kind, 'wait');
+    const probe = planDrill(filling({ fillJob: { state: 'running', ready: true } }));
+    assert.equal(probe.kind, 'create-probe');
+    assert.equal((probe as Extract<DrillAction, { kind: 'create-probe' }>).current.step, 'recover');
+    // The operator missed the full phase (down for the hold): the probe still runs, against a released volume.
+    assert.equal(planDrill(filling({ fillJob: released() })).kind, 'create-probe');
+  });
+
+  it("refuses a shared volume with the fill Job's measurement, and nothing was written", () => {
+    const run = finished(
+      planDrill(
+        filling({
+          fillJob: {
+            state: 'succeeded',
+            result: { unsafe: "the data volume's file system holds 95000 MiB but its claim 1024 MiB" },
+          },
+        }),
+      ),
+    );
+    assert.equal(run.result, 'Refused');
+    assert.equal(run.reason, 'FillDiskUnsafe');
+    assert.match(run.message, /95000 MiB but its claim 1024 MiB/);
+  });
+
+  it('a failed fill Job (killed, deadline): the release Job removes any ballast before the run ends Failed', () => {
+    const failed = { state: 'failed', message: 'DeadlineExceeded' } as const;
+    const a = planDrill(filling({ fillJob: failed }));
+    assert.equal(a.kind, 'create-release');
+    const cleanup = (a as Extract<DrillAction, { kind: 'create-release' }>).current;
+    assert.equal(cleanup.step, 'cleanup');
+    const at = (more: Partial<DrillObservation>) =>
+      planDrill(base('fill-disk', { current: cleanup, fillJob: failed, ...more }));
+    assert.equal(at({}).kind, 'create-release');
+    assert.equal(at({ releaseJob: { state: 'running' } }).kind, 'wait');
+    const run = finished(at({ releaseJob: { state: 'succeeded', result: true } }));
+    assert.equal(run.result, 'Failed');
+    assert.equal(run.reason, 'FillFailed');
+    assert.match(run.message, /DeadlineExceeded.*removed any ballast/);
+    const stuck = finished(at({ releaseJob: { state: 'failed', message: 'pod Pending' } }));
+    assert.match(
+      stuck.message,
+      /\.sampledb-drill-ballast may still fill the data volume of orders-0; delete it/,
+    );
+    // The fill Job failing during the recovery too.
+    assert.equal(
+      planDrill(base('fill-disk', { current: injected, fillJob: failed, probeJob: probe() })).kind,
+      'create-release',
+    );
+  });
+
+  it("waits for the ballast's removal, then measures recovery from it", () => {
+    const recovering = (more: Partial<DrillObservation>) =>
+      base('fill-disk', { current: injected, probeJob: { state: 'running' }, ...more });
+    assert.equal(planDrill(recovering({ fillJob: { state: 'running', ready: true } })).kind, 'wait');
+    assert.equal(planDrill(recovering({ fillJob: released() })).kind, 'wait');
+    const run = finished(
+      planDrill(
+        recovering({
+          fillJob: released(),
+          probeJob: probe({ refusedAtMs: Date.parse('2026-12-04T02:00:04Z'), failedWrites: 9 }),
+        }),
+      ),
+    );
+    assert.equal(run.result, 'Succeeded');
+    assert.equal(run.reason, 'Recovered');
+    // Writable at 02:00:08.5, released at 02:00:06: 2.5 s (not the 6.5 s since the fault).
+    assert.equal(run.writableSeconds, 2.5);
+    assert.equal(run.filledBytes, 700 * 2 ** 20);
+    assert.equal(run.canaryPresent, true);
+    assert.match(
+      run.message,
+      /700 MiB of ballast.*refused 2s after the fault.*2\.5s after the ballast was removed/,
+    );
+    // The primary never failed over and the Ready condition held: the operator's status never showed the fault.
+    assert.equal(run.detectSeconds, undefined);
+    assert.match(run.message, /never showed the fault/);
+  });
+
+  it('says so when no write was refused on the full volume', () => {
+    const run = finished(
+      planDrill(
+        base('fill-disk', { current: injected, fillJob: released(), probeJob: probe({ failedWrites: 0 }) }),
+      ),
+    );
+    assert.equal(run.writableSeconds, 0);
+    assert.match(run.message, /no write was refused while it was full/);
+  });
+
+  it('a lost canary or a failed probe fails the run; no recovery within the bound is NotRecovered', () => {
+    const o = (more: Partial<DrillObservation>) =>
+      base('fill-disk', { current: injected, fillJob: released(), ...more });
+    assert.equal(finished(planDrill(o({ probeJob: probe({ canaryPresent: false }) }))).reason, 'CanaryLost');
+    assert.equal(
+      finished(planDrill(o({ probeJob: { state: 'failed', message: 'no write accepted' } }))).reason,
+      'ProbeFailed',
+    );
+    const late = finished(
+      planDrill(o({ now: new Date(Date.parse('2026-12-04T02:11:00Z')), probeJob: { state: 'running' } })),
+    );
+    assert.equal(late.reason, 'NotRecovered');
+    assert.equal(late.filledBytes, 700 * 2 ** 20);
+  });
+
+  it('a failover during the fill is the operator seeing the fault', () => {
+    const a = planDrill(
+      base('fill-disk', {
+        current: injected,
+        fillJob: { state: 'running', ready: true },
+        probeJob: { state: 'running' },
+        db: { ...healthy, primary: 'orders-1' },
+      }),
+    );
+    assert.equal(a.kind, 'mark-detected');
   });
 });
