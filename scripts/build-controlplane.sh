@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the real control-plane binaries used by the integration tests and `npm run cluster`:
 # kube-apiserver, kube-controller-manager, kube-scheduler, kubectl (k8s.io/kubernetes), etcd and kwok, and for the
-# real node (`--node real`, the e2e tier) kubelet, kube-proxy (k8s.io/kubernetes) and CoreDNS, from the Go modules in
-# test/controlplane/. Output goes to a cache outside the repo and is reused when present.
+# real node (`--node real`, the e2e tier) kubelet, kube-proxy (k8s.io/kubernetes), CoreDNS and the NetworkPolicy
+# agent (kube-network-policies' dataplane), from the Go modules in test/controlplane/. Output goes to a cache outside the repo and is reused when present.
 #
 #   scripts/build-controlplane.sh          build what is missing, print the bin directory on the last line
 #   scripts/build-controlplane.sh --print  print the bin directory only (no build)
@@ -64,12 +64,9 @@ else
 fi
 
 coredns_version=$(awk '$1 == "require" && $2 == "github.com/coredns/coredns" { print $3 } $1 == "github.com/coredns/coredns" { print $2 }' "$modules/coredns/go.mod" | head -n1)
-if fresh coredns coredns; then
-  echo "build-controlplane: coredns $coredns_version is cached"
-else
-  (cd "$modules/coredns" && with_progress "coredns $coredns_version (cold: ~4 min)" \
-    go build -ldflags "-s -w" -o "$bin_dir/coredns" .)
-  mark coredns
-fi
+build_module coredns "coredns $coredns_version" coredns -- go build -ldflags "-s -w" -o "$bin_dir/coredns" .
+
+netpol_version=$(awk '$1 == "require" && $2 == "sigs.k8s.io/kube-network-policies" { print $3 } $1 == "sigs.k8s.io/kube-network-policies" { print $2 }' "$modules/netpol/go.mod" | head -n1)
+build_module netpol "netpol (kube-network-policies $netpol_version)" netpol -- go build -ldflags "-s -w" -o "$bin_dir/netpol" .
 
 echo "$bin_dir"

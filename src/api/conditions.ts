@@ -52,10 +52,13 @@ export const DRILL_REASONS = {
   leaderElectionDisabled: 'LeaderElectionDisabled',
   noCompletedBackup: 'NoCompletedBackup',
   /**
-   * isolate-primary: whether the CNI enforces NetworkPolicy cannot be read from the API, and the operator runs no
-   * probe that would prove it, so the drill is always refused.
+   * isolate-primary: a pod under a deny-all egress NetworkPolicy still reached the primary (or the check could not
+   * run): the network does not enforce NetworkPolicy, so nothing is injected. The API cannot tell: the apiserver
+   * stores a NetworkPolicy whether or not anything enforces it.
    */
-  networkPolicyEnforcementNotDetectable: 'NetworkPolicyEnforcementNotDetectable',
+  networkPolicyNotEnforced: 'NetworkPolicyNotEnforced',
+  /** isolate-primary: the probe wrote through the client Service while the primary was isolated. */
+  isolationNotEffective: 'IsolationNotEffective',
   /** fill-disk: the data volume's file system is larger than its claim allows (shared with the node), refused. */
   fillDiskUnsafe: 'FillDiskUnsafe',
   /** fill-disk: the Job that fills the volume failed (its ballast was then removed by the release Job). */
@@ -174,6 +177,8 @@ export const EVENT_REASONS = {
   drillStarted: 'DrillStarted',
   drillFaultInjected: 'DrillFaultInjected',
   drillFaultDetected: 'DrillFaultDetected',
+  /** isolate-primary: the isolation's NetworkPolicy was deleted. */
+  drillFaultLifted: 'DrillFaultLifted',
   drillSucceeded: 'DrillSucceeded',
   drillFailed: 'DrillFailed',
   drillRefused: 'DrillRefused',

@@ -46,6 +46,8 @@ export const LABELS = {
   drills: `${GROUP}/drills`,
   /** On a PersistentVolume the operator switched to reclaimPolicy Retain to keep a SampleDB's data (value: `true`). */
   retained: `${GROUP}/retained`,
+  /** On an isolate-primary run's enforcement-check pod: what its deny-all egress NetworkPolicy selects. */
+  drillNetcheck: `${GROUP}/drill-netcheck`,
 } as const;
 
 /**

@@ -90,6 +90,13 @@ export const WATCHED_NAMESPACE_RULES: readonly PolicyRule[] = [
     why: 'init, backup and restore Jobs (owner references delete them)',
   },
   {
+    apiGroups: ['networking.k8s.io'],
+    resources: ['networkpolicies'],
+    // No read: the drill records in its status what it created, and deletes by name (a 404 is a deletion done).
+    verbs: ['create', 'delete'],
+    why: 'an isolate-primary drill: the deny-all policies of its enforcement check and of the isolation itself',
+  },
+  {
     apiGroups: ['snapshot.storage.k8s.io'],
     resources: ['volumesnapshots'],
     verbs: [...READ, 'create'],

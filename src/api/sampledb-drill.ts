@@ -9,8 +9,8 @@ import type { KubeObject, ObjectMeta } from './kube-object.ts';
 import { ConditionList, ObjectName, StringEnum, withRules } from './schema-kit.ts';
 
 /**
- * The faults a drill can inject. `fill-disk` and `isolate-primary` are accepted by the schema so a cluster that
- * cannot run them says why in the status (a refusal), rather than the API pretending they do not exist.
+ * The faults a drill can inject. `fill-disk` and `isolate-primary` are accepted by the schema on every cluster; one
+ * that cannot run them safely says why in the status (a refusal), rather than the API pretending they do not exist.
  */
 export const DRILL_KINDS = [
   'kill-primary',
@@ -28,8 +28,11 @@ export type DrillPhase = (typeof DRILL_PHASES)[number];
 export const DRILL_RUN_RESULTS = ['Succeeded', 'Failed', 'Refused'] as const;
 export type DrillRunResult = (typeof DRILL_RUN_RESULTS)[number];
 
-/** The steps of one run, in order (restore-check: canary is skipped, restore replaces inject and recover). */
-export const DRILL_STEPS = ['canary', 'inject', 'recover', 'restore', 'cleanup'] as const;
+/**
+ * The steps of one run, in order (restore-check: canary is skipped, restore replaces inject and recover;
+ * isolate-primary checks NetworkPolicy enforcement, netcheck, before it injects).
+ */
+export const DRILL_STEPS = ['canary', 'netcheck', 'inject', 'recover', 'restore', 'cleanup'] as const;
 export type DrillStep = (typeof DRILL_STEPS)[number];
 
 export const DEFAULT_DRILL_HISTORY_LIMIT = 5;
@@ -49,9 +52,11 @@ export const SampleDbDrillSpecSchema = withRules(
           'election on). restore-check: restore the latest Completed backup into a throw-away SampleDB, check it ' +
           "became Ready, delete it. fill-disk: a Job on the primary's node fills its data volume with one ballast file " +
           "(instances >= 2), holds it 30 s and removes it; refused (FillDiskUnsafe) when the volume's file system is " +
-          'larger than twice its claim plus 512 MiB (shared with the node). isolate-primary is always refused ' +
-          '(NetworkPolicyEnforcementNotDetectable): it needs a CNI that enforces NetworkPolicy, which cannot be read ' +
-          'from the API, and the operator runs no probe that proves it. Immutable.',
+          'larger than twice its claim plus 512 MiB (shared with the node). isolate-primary: a NetworkPolicy ' +
+          'that denies all traffic to and from the primary pod (instances >= 2), lifted once the operator elected ' +
+          'another primary or failoverDelaySeconds + 60 s passed; first a pod under a deny-all egress policy must ' +
+          'fail to reach the primary, otherwise the run is refused (NetworkPolicyNotEnforced): the network does not ' +
+          'enforce NetworkPolicy. Connections open before the isolation are not cut (as with most CNIs). Immutable.',
       }),
       schedule: Type.Optional(
         CronSchedule(
@@ -114,6 +119,9 @@ export const DrillRunSchema = Type.Object(
     ),
     replicationSeconds: seconds('From the first accepted write to every replica having replayed it.'),
     restoreSeconds: seconds('restore-check: from creating the throw-away SampleDB to it being Ready.'),
+    isolatedSeconds: seconds(
+      "isolate-primary: from the isolation's NetworkPolicy being created to its deletion.",
+    ),
     filledBytes: Type.Optional(
       Type.Integer({
         minimum: 0,
@@ -138,6 +146,7 @@ export const DrillCurrentRunSchema = Type.Object(
     ),
     injectedAt: time('When the fault was injected (recorded before the deletion is sent).'),
     detectedAt: time('When the operator first saw the fault.'),
+    liftedAt: time("isolate-primary: when the isolation's NetworkPolicy was deleted."),
     restoreStartedAt: time('restore-check: when the throw-away SampleDB was created.'),
     restoreReadyAt: time('restore-check: when it was Ready.'),
   },

@@ -97,7 +97,8 @@ Kinds:
   restore-check          restore the latest Completed backup into a throw-away SampleDB, check it is Ready, delete it
   fill-disk              fill the primary's data volume for 30 s with a ballast file a Job on its node removes
                          (instances >= 2); refused when the volume is shared with the node (larger than its claim)
-  isolate-primary        refused: the operator cannot prove NetworkPolicy is enforced
+  isolate-primary        cut the primary off with a NetworkPolicy until another is elected (instances >= 2);
+                         refused when a check pod shows the cluster does not enforce NetworkPolicy
 
 Flags:
   --kind <kind>          the fault (required)

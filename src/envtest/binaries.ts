@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 export const baseBinaries = ['kube-apiserver', 'etcd', 'kubectl'] as const;
 export const workloadBinaries = ['kube-controller-manager', 'kube-scheduler', 'kwok'] as const;
 /** The real node's agents (`node: 'real'`). */
-export const nodeBinaries = ['kubelet', 'kube-proxy', 'coredns'] as const;
+export const nodeBinaries = ['kubelet', 'kube-proxy', 'coredns', 'netpol'] as const;
 export type BinaryName =
   | (typeof baseBinaries)[number]
   | (typeof workloadBinaries)[number]

@@ -243,6 +243,7 @@ export class ControlPlane {
               kubelet: binaries.kubelet!,
               'kube-proxy': binaries['kube-proxy']!,
               coredns: binaries.coredns!,
+              netpol: binaries.netpol!,
             },
             kubeconfig,
             kubeConfig,

@@ -1,5 +1,7 @@
 // The API resources the SampleDB controllers read and write, for the runtime's cache and client, each typed by the
 // objects it holds.
+
+import type { V1NetworkPolicy } from '@kubernetes/client-node';
 import {
   GROUP,
   KINDS,
@@ -43,6 +45,14 @@ export {
   STATEFUL_SETS as STATEFULSETS,
   STORAGE_CLASSES,
 } from '../runtime/index.ts';
+
+/** networking.k8s.io/v1 NetworkPolicy: isolate-primary creates and deletes them (never read back: no cache). */
+export const NETWORK_POLICIES = resourceType<V1NetworkPolicy>(
+  'networking.k8s.io',
+  'v1',
+  'networkpolicies',
+  'NetworkPolicy',
+);
 
 /** snapshot.storage.k8s.io/v1 VolumeSnapshot: the fields the deletion reads and writes. */
 export interface VolumeSnapshot extends KubeObject {

@@ -3,8 +3,8 @@
 // kill-operator-leader each run with their measurements (time to detect, time until writes are accepted again, the
 // canary row, the replicas caught up); fill-disk fills the primary's volume with a ballast file, writes are refused
 // until the fill Job removes it; restore-check restores the latest backup into a throw-away SampleDB and
-// removes it; isolate-primary is refused because nothing here enforces NetworkPolicy. Each run's figures are
-// printed (DRILL: ...).
+// removes it; isolate-primary first proves the node enforces NetworkPolicy (src/envtest/real-node/netpol.ts), then
+// cuts the primary off until the replica is elected. Each run's figures are printed (DRILL: ...).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { DrillRun } from '../../src/api/index.ts';
@@ -129,10 +129,36 @@ describe('drills on a real node', () => {
     await kubectlOk(cluster, ['label', 'namespace', namespace, 'sampledb.io/drills=allowed']);
   });
 
-  it('isolate-primary is refused: NetworkPolicy enforcement cannot be detected (and nothing here enforces it)', async () => {
-    const run = await runDrill('isolate', 'isolate-primary', 60_000);
-    asserted(run, 'Refused');
-    assert.equal(run.reason, 'NetworkPolicyEnforcementNotDetectable');
+  it('isolate-primary: enforcement is checked, the primary is cut off, the replica is promoted, the old primary rejoins', async () => {
+    const before = await settled();
+    const run = await runDrill('isolate', 'isolate-primary', 600_000);
+    asserted(run);
+    assert.equal(run.target, before.primary);
+    assert.ok(
+      (run.failedWrites ?? 0) > 0,
+      'writes through the client Service failed while the primary was isolated',
+    );
+    assert.ok(
+      run.isolatedSeconds !== undefined && run.isolatedSeconds > 0,
+      'the isolation was held, then lifted',
+    );
+    assert.ok(run.detectSeconds !== undefined && run.detectSeconds < 60, 'the operator saw the primary go');
+    assert.equal(run.canaryPresent, true);
+    assert.equal(run.replicationCaughtUp, true);
+    const after = await settled();
+    assert.notEqual(
+      after.primary,
+      before.primary,
+      'the operator elected the replica while the primary was cut off',
+    );
+    const policies = await kubectlJson<{ items: unknown[] }>(cluster, [
+      'get',
+      'networkpolicies',
+      '-n',
+      namespace,
+    ]);
+    assert.equal(policies?.items.length, 0, 'the check and the isolation policies are gone');
+    assert.equal(await sql(cluster, namespace, NAME, 'SELECT count(*) FROM orders;'), '2');
   });
 
   it('kill-primary: the replica is promoted, writes come back, the canary row survives, replication catches up', async () => {

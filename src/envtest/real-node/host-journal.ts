@@ -15,6 +15,8 @@ export interface HostChanges {
   bridge?: string;
   /** iptables-save / ip6tables-save output taken before any rule was added. */
   iptables?: { v4: string; v6?: string };
+  /** The NetworkPolicy agent, once started: its binary removes its nftables table (`-cleanup`). */
+  netpolAgent?: string;
   /** Original values of the sysctls the node's components may change. */
   readonly sysctls: Record<string, string>;
   /** The node's cgroup tree, one root per v1 hierarchy (removed with everything kubelet created below). */
@@ -76,6 +78,12 @@ export function teardownScript(changes: HostChanges): string {
     'done',
     '',
   ];
+  if (changes.netpolAgent)
+    lines.push(
+      "# 3b. The NetworkPolicy agent's nftables table (it removes it itself when it stops cleanly).",
+      `${q(changes.netpolAgent)} -cleanup 2>/dev/null`,
+      '',
+    );
   if (changes.bridge) lines.push('# 4. The bridge.', `ip link del ${q(changes.bridge)} 2>/dev/null`, '');
   if (changes.iptables) {
     lines.push(

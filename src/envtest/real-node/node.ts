@@ -1,6 +1,6 @@
-// A real Kubernetes node on this machine: containerd + runc + the CNI bridge, kubelet, kube-proxy, CoreDNS and
-// file-system-backed local volumes, next to the control plane's processes. Two phases, because the apiserver binds
-// to the bridge's address: prepare() takes the machine-wide lock, records the machine's state and makes the
+// A real Kubernetes node on this machine: containerd + runc + the CNI bridge, kubelet, kube-proxy, CoreDNS,
+// NetworkPolicy enforcement (netpol.ts) and file-system-backed local volumes, next to the control plane's
+// processes. Two phases, because the apiserver binds to the bridge's address: prepare() takes the machine-wide lock, records the machine's state and makes the
 // bridge, cgroups and containerd (importing the images meanwhile); start() runs the node's agents once the
 // control plane is up. stop() and every failure path run the same teardown script (host-journal.ts).
 import { spawn } from 'node:child_process';
@@ -28,6 +28,7 @@ import { startKubeProxy } from './kube-proxy.ts';
 import { NODE_NAME, startKubelet } from './kubelet.ts';
 import { LocalVolumes } from './local-volumes.ts';
 import { acquireNodeLock, LOCK_FILE, type LockHolder } from './lock.ts';
+import { queuePodConnections, startNetpolAgent } from './netpol.ts';
 import {
   BRIDGE,
   bridgeExists,
@@ -52,6 +53,7 @@ export interface RealNodeBinaries {
   readonly kubelet: string;
   readonly 'kube-proxy': string;
   readonly coredns: string;
+  readonly netpol: string;
 }
 
 /** Sysctls that kubelet, kube-proxy and the CNI bridge plugin may change; restored on teardown. */
@@ -241,7 +243,7 @@ export class RealNode {
     return image;
   }
 
-  /** Starts kubelet, kube-proxy and CoreDNS against the running control plane; returns when the node is Ready. */
+  /** Starts kubelet, kube-proxy, CoreDNS and the NetworkPolicy agent against the running control plane; returns when the node is Ready. */
   async start(controlPlane: {
     readonly binaries: RealNodeBinaries;
     readonly kubeconfig: string;
@@ -283,6 +285,13 @@ export class RealNode {
         readyPort: dnsReady,
       }),
     );
+    await this.#journal.record((c) => {
+      c.netpolAgent = controlPlane.binaries.netpol;
+    });
+    this.#agents.push(
+      startNetpolAgent({ ...common, binary: controlPlane.binaries.netpol, nodeName: NODE_NAME }),
+    );
+    await queuePodConnections();
     const failFast = (): string | undefined =>
       [containerd.process, ...this.#agents].find((p) => !p.running)?.describeExit();
     await publishDnsService(controlPlane.kubeConfig);

@@ -136,7 +136,7 @@ to delete protected databases (not part of this bundle: OLM bundles cannot carry
 **Also built, newer and partly proven** (see the README's limits): major-version upgrades through a pre-upgrade backup
 and \`pg_upgrade\` Jobs with rollback, replicas with an operator-elected primary and failover, verified backups, and
 in-place restore (\`SampleDBRestore\`), resilience drills (\`SampleDBDrill\`: kill-primary, kill-replica,
-kill-operator-leader, restore-check, fill-disk on a volume of its own; isolate-primary is refused with the reason).
+kill-operator-leader, restore-check, fill-disk on a volume of its own, isolate-primary where NetworkPolicy is enforced).
 Minor upgrades are not yet proven on a real node, so the capability level claimed is *Basic Install*.
 
 **Install modes:** all namespaces, its own namespace, a single namespace or several: the operator watches the

@@ -9,12 +9,22 @@ export const probeJobName = (drill: string, run: number) => boundedName(drill, `
 export const fillJobName = (drill: string, run: number) => boundedName(drill, `r${run}-fill`);
 /** fill-disk: removes a ballast a failed fill Job may have left. */
 export const releaseJobName = (drill: string, run: number) => boundedName(drill, `r${run}-release`);
+/** isolate-primary: the Job that checks NetworkPolicy enforcement, and the deny-all egress policy over its pod. */
+export const netcheckName = (drill: string, run: number) => boundedName(drill, `r${run}-netcheck`);
+/** isolate-primary: the NetworkPolicy that isolates the primary pod. */
+export const isolationPolicyName = (drill: string, run: number) => boundedName(drill, `r${run}-isolate`);
 /** Every Job a run may create, for the clean-up at its end. */
 export const runJobNames = (drill: string, run: number) => [
   canaryJobName(drill, run),
   probeJobName(drill, run),
   fillJobName(drill, run),
   releaseJobName(drill, run),
+  netcheckName(drill, run),
+];
+/** Every NetworkPolicy a run may create: deleted before the run is recorded as finished. */
+export const runPolicyNames = (drill: string, run: number) => [
+  netcheckName(drill, run),
+  isolationPolicyName(drill, run),
 ];
 
 /**

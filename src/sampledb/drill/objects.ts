@@ -1,11 +1,13 @@
 // What a drill run creates: the canary and probe Jobs, fill-disk's fill and release Jobs (owned by the SampleDBDrill)
 // and restore-check's throw-away SampleDB. Pure builders.
-import type { V1Job, V1PodSpec } from '@kubernetes/client-node';
+import type { V1Job, V1NetworkPolicy, V1PodSpec } from '@kubernetes/client-node';
 import {
   ANNOTATIONS,
   API_VERSION,
   CONTAINERS,
   KINDS,
+  LABELS,
+  POSTGRES_PORT,
   type SampleDbDrillObject,
   type SampleDbObject,
 } from '../../api/index.ts';
@@ -22,7 +24,16 @@ import {
   FILLED_MARKER,
   fillScriptEnv,
 } from '../scripts/drill-fill.ts';
-import { canaryJobName, fillJobName, probeJobName, releaseJobName, throwawayName } from './names.ts';
+import { DRILL_NETCHECK_SCRIPT, NETCHECK_SECONDS, netcheckScriptEnv } from '../scripts/drill-netcheck.ts';
+import {
+  canaryJobName,
+  fillJobName,
+  isolationPolicyName,
+  netcheckName,
+  probeJobName,
+  releaseJobName,
+  throwawayName,
+} from './names.ts';
 
 /** fill-disk's probe waits this long after the fill for a write to be refused (the hold and some). */
 export const FILL_REFUSAL_WAIT_SECONDS = DEFAULT_FILL_HOLD_SECONDS + 30;
@@ -71,6 +82,7 @@ function runJob(
   name: string,
   podSpec: V1PodSpec,
   activeDeadlineSeconds?: number,
+  podLabels: Readonly<Record<string, string>> = {},
 ): V1Job {
   const labels = { ...instance.labels.drill };
   const annotations = { [ANNOTATIONS.drill]: drill.metadata.name ?? '' };
@@ -89,7 +101,7 @@ function runJob(
     spec: {
       backoffLimit: 0,
       ...(activeDeadlineSeconds ? { activeDeadlineSeconds } : {}),
-      template: { metadata: { labels, annotations }, spec: podSpec },
+      template: { metadata: { labels: { ...labels, ...podLabels }, annotations }, spec: podSpec },
     },
   };
 }
@@ -162,6 +174,86 @@ export function fillDiskJob(
     podSpec,
     which === 'fill' ? FILL_DEADLINE_SECONDS : 120,
   );
+}
+
+const ownedPolicy = (
+  drill: SampleDbDrillObject,
+  instance: SampleDbInstance,
+  name: string,
+  spec: V1NetworkPolicy['spec'],
+): V1NetworkPolicy => ({
+  apiVersion: 'networking.k8s.io/v1',
+  kind: 'NetworkPolicy',
+  metadata: {
+    name,
+    namespace: instance.namespace,
+    labels: { ...instance.labels.drill },
+    annotations: { [ANNOTATIONS.drill]: drill.metadata.name ?? '' },
+    // Deleting the drill deletes its policies too: an isolation never outlives the SampleDBDrill.
+    ownerReferences: [
+      ownerReferenceTo({ apiVersion: API_VERSION, kind: KINDS.sampleDbDrill, metadata: drill.metadata }),
+    ],
+  },
+  ...(spec ? { spec } : {}),
+});
+
+/**
+ * isolate-primary's enforcement check: a Job whose pod carries the netcheck label, which a deny-all egress policy
+ * selects, asking the primary pod's IP whether PostgreSQL answers. No credential: pg_isready opens no session.
+ */
+export function netcheckJob(
+  instance: SampleDbInstance,
+  drill: SampleDbDrillObject,
+  run: number,
+  primaryIp: string,
+): V1Job {
+  const name = netcheckName(drill.metadata.name ?? '', run);
+  const env = netcheckScriptEnv({ host: primaryIp, port: POSTGRES_PORT, terminationLog: TERMINATION_LOG });
+  return runJob(
+    drill,
+    instance,
+    name,
+    scriptJobPodSpec({
+      name: CONTAINERS.drill,
+      image: instance.spec.image,
+      script: DRILL_NETCHECK_SCRIPT,
+      env: literalEnv(env),
+      terminationMessagePath: TERMINATION_LOG,
+    }),
+    NETCHECK_SECONDS + 120,
+    { [LABELS.drillNetcheck]: name },
+  );
+}
+
+/** The deny-all egress policy over the enforcement check's pod (policyTypes Egress and no rule: nothing allowed). */
+export function netcheckPolicy(
+  instance: SampleDbInstance,
+  drill: SampleDbDrillObject,
+  run: number,
+): V1NetworkPolicy {
+  const name = netcheckName(drill.metadata.name ?? '', run);
+  return ownedPolicy(drill, instance, name, {
+    podSelector: { matchLabels: { [LABELS.drillNetcheck]: name } },
+    policyTypes: ['Egress'],
+  });
+}
+
+/**
+ * The isolation: no traffic to or from the primary pod (selected by the StatefulSet's pod-name label, so the pod the
+ * StatefulSet puts in its place while the policy holds is isolated too).
+ */
+export function isolationPolicy(
+  instance: SampleDbInstance,
+  drill: SampleDbDrillObject,
+  run: number,
+  pod: string,
+): V1NetworkPolicy {
+  return ownedPolicy(drill, instance, isolationPolicyName(drill.metadata.name ?? '', run), {
+    podSelector: {
+      matchLabels: { ...instance.labels.database, 'statefulset.kubernetes.io/pod-name': pod },
+    },
+    policyTypes: ['Ingress', 'Egress'],
+  });
 }
 
 /**

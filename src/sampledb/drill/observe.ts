@@ -24,8 +24,16 @@ import {
 } from '../resources.ts';
 import { parseCanaryResult, parseProbeResult } from '../scripts/drill.ts';
 import { parseFillResult, parseReleaseResult } from '../scripts/drill-fill.ts';
+import { parseNetcheckResult } from '../scripts/drill-netcheck.ts';
 import type { ClusterView } from '../view.ts';
-import { canaryJobName, fillJobName, probeJobName, releaseJobName, throwawayName } from './names.ts';
+import {
+  canaryJobName,
+  fillJobName,
+  netcheckName,
+  probeJobName,
+  releaseJobName,
+  throwawayName,
+} from './names.ts';
 import type { DrillDb, DrillObservation, JobState } from './plan.ts';
 
 export interface OperatorIdentity {
@@ -87,6 +95,7 @@ function dbView(view: ClusterView, db: SampleDbObject): DrillDb {
   return {
     ready: isTrue(db, SAMPLEDB_CONDITIONS.ready),
     instances: instance.spec.instances,
+    failoverDelaySeconds: instance.spec.replication.failoverDelaySeconds,
     ...(primary ? { primary } : {}),
     pods: pods.map((p) => ({
       name: p.metadata?.name ?? '',
@@ -94,6 +103,7 @@ function dbView(view: ClusterView, db: SampleDbObject): DrillDb {
       ready: podReady(p),
       terminating: Boolean(p.metadata?.deletionTimestamp),
       ...(p.spec?.nodeName ? { node: p.spec.nodeName } : {}),
+      ...(p.status?.podIP ? { ip: p.status.podIP } : {}),
     })),
     ...(primaryAvailable !== undefined ? { primaryAvailable } : {}),
     ...(replication?.primaryUnavailableSince
@@ -205,6 +215,10 @@ export function observeDrill(
       const release = jobState(view, ns, releaseJobName(name, current.run), parseReleaseResult);
       if (fill) o.fillJob = fill;
       if (release) o.releaseJob = release;
+    }
+    if (drill.spec.kind === 'isolate-primary') {
+      const check = jobState(view, ns, netcheckName(name, current.run), parseNetcheckResult);
+      if (check) o.netcheckJob = check;
     }
     if (drill.spec.kind === 'restore-check') {
       const throwaway = view.get(SAMPLEDBS, ns, throwawayName(dbName, current.run));

@@ -11,6 +11,7 @@ import {
   type DrillRunResult,
 } from '../../api/index.ts';
 import { BALLAST_FILE, type FillResult } from '../scripts/drill-fill.ts';
+import type { NetcheckResult } from '../scripts/drill-netcheck.ts';
 import { throwawayName } from './names.ts';
 
 export type JobState<R> =
@@ -40,12 +41,16 @@ export interface DrillPod {
   terminating: boolean;
   /** The node it runs on (fill-disk's Jobs mount its volume there). */
   node?: string;
+  /** status.podIP (isolate-primary's enforcement check connects to it). */
+  ip?: string;
 }
 
 /** The drilled SampleDB as the cache shows it; `status` fields are what the operator last wrote. */
 export interface DrillDb {
   ready: boolean;
   instances: number;
+  /** spec.replication.failoverDelaySeconds (or its default): isolate-primary holds its isolation a minute longer. */
+  failoverDelaySeconds: number;
   /** The elected primary (status.replication.primary), or pod 0 with one instance. */
   primary?: string;
   pods: readonly DrillPod[];
@@ -86,6 +91,8 @@ export interface DrillObservation {
   /** fill-disk: the Job that fills, holds and releases the primary's volume, and the one that releases it after a failure. */
   fillJob?: JobState<FillResult>;
   releaseJob?: JobState<true>;
+  /** isolate-primary: the Job that checks, before the fault, that NetworkPolicy is enforced. */
+  netcheckJob?: JobState<NetcheckResult>;
 }
 
 export type DrillAction =
@@ -98,6 +105,10 @@ export type DrillAction =
   /** fill-disk: the fill Job failed, so the ballast may still be there: remove it before the run ends. */
   | { kind: 'create-release'; current: DrillCurrentRun }
   | { kind: 'mark-detected'; current: DrillCurrentRun }
+  /** isolate-primary: the deny-all egress policy and the Job that must fail to reach the primary under it. */
+  | { kind: 'create-netcheck'; current: DrillCurrentRun; primaryIp: string }
+  /** isolate-primary: delete the isolation's NetworkPolicy (first), then record liftedAt. */
+  | { kind: 'lift-isolation'; current: DrillCurrentRun }
   | { kind: 'create-throwaway'; backup: string }
   | { kind: 'delete-throwaway'; current: DrillCurrentRun }
   | { kind: 'wait'; message: string }
@@ -111,7 +122,8 @@ export type DrillAction =
 export type DrillTarget =
   | { kind: 'pod'; name: string; uid: string }
   | { kind: 'operator'; identity: string }
-  | { kind: 'volume'; name: string; uid: string };
+  | { kind: 'volume'; name: string; uid: string }
+  | { kind: 'isolation'; name: string; uid: string };
 
 /** How long a run may take from the fault to recovery before it is recorded as Failed (NotRecovered). */
 export const RECOVERY_TIMEOUT_MS = 10 * 60_000;
@@ -130,15 +142,6 @@ export function guardRail(o: DrillObservation): { reason: string; message: strin
       reason: R.namespaceNotAllowed,
       message:
         'Drills run only in namespaces labelled sampledb.io/drills=allowed; label the namespace to allow them.',
-    };
-  if (o.kind === 'isolate-primary')
-    return {
-      reason: R.networkPolicyEnforcementNotDetectable,
-      message:
-        'isolate-primary is refused: it needs a CNI that enforces NetworkPolicy, and whether one does cannot be ' +
-        'read from the Kubernetes API (the apiserver stores a NetworkPolicy whether or not anything enforces it). ' +
-        'Proving it takes a probe (a deny policy on a throw-away pod and a connection that must fail), which this ' +
-        'operator does not run: it holds no NetworkPolicy permission. Nothing was injected.',
     };
   if (!o.db) return { reason: R.sampleDbNotFound, message: `SampleDB ${o.sampleDbName} was not found.` };
   // Before Ready: an upgrade restarts the pods, so the SampleDB is often not Ready during one, and the upgrade is
@@ -159,8 +162,13 @@ export function guardRail(o: DrillObservation): { reason: string; message: strin
   }
   if (o.busy) return o.busy;
   const readyPods = o.db.pods.filter((p) => p.ready && !p.terminating);
-  // fill-disk stops the primary writing: the replicas are what stays healthy meanwhile.
-  if (o.kind === 'kill-primary' || o.kind === 'kill-replica' || o.kind === 'fill-disk') {
+  // fill-disk and isolate-primary stop the primary writing: the replicas are what stays healthy meanwhile.
+  if (
+    o.kind === 'kill-primary' ||
+    o.kind === 'kill-replica' ||
+    o.kind === 'fill-disk' ||
+    o.kind === 'isolate-primary'
+  ) {
     if (o.db.instances < 2 || readyPods.length < 2)
       return {
         reason: R.wouldLeaveNoHealthyInstance,
@@ -186,11 +194,12 @@ export function chooseTarget(o: DrillObservation): DrillTarget | undefined {
   if (o.kind === 'kill-operator-leader') return { kind: 'operator', identity: o.operator.identity };
   const pods = (o.db?.pods ?? []).filter((p) => p.ready && !p.terminating);
   const pick =
-    o.kind === 'kill-primary' || o.kind === 'fill-disk'
+    o.kind === 'kill-primary' || o.kind === 'fill-disk' || o.kind === 'isolate-primary'
       ? pods.find((p) => p.name === o.db?.primary)
       : pods.filter((p) => p.name !== o.db?.primary).sort((a, b) => b.name.localeCompare(a.name))[0];
   if (!pick) return undefined;
-  return { kind: o.kind === 'fill-disk' ? 'volume' : 'pod', name: pick.name, uid: pick.uid };
+  const kind = o.kind === 'fill-disk' ? 'volume' : o.kind === 'isolate-primary' ? 'isolation' : 'pod';
+  return { kind, name: pick.name, uid: pick.uid };
 }
 
 /** Whether the operator's own record of the SampleDB (its status), or a new leader, shows the fault. */
@@ -201,7 +210,7 @@ export function faultSeen(o: DrillObservation, current: DrillCurrentRun): boolea
   if (!db.ready) return true;
   if (o.kind === 'fill-disk')
     return db.primaryAvailable === false || (db.primary !== undefined && db.primary !== current.target);
-  if (o.kind === 'kill-primary')
+  if (o.kind === 'kill-primary' || o.kind === 'isolate-primary')
     return (
       db.primaryAvailable === false ||
       db.primaryUnavailableSince !== undefined ||
@@ -215,8 +224,15 @@ export function recovered(o: DrillObservation, current: DrillCurrentRun): boolea
   const db = o.db;
   if (!db?.ready || db.primaryAvailable === false) return false;
   const pods = db.pods.filter((p) => p.ready && !p.terminating);
-  // The killed pod itself (same uid) being Ready means the deletion did not happen yet (fill-disk kills nothing).
-  if (o.kind !== 'fill-disk' && current.targetUid && pods.some((p) => p.uid === current.targetUid))
+  // The killed pod itself (same uid) being Ready means the deletion did not happen yet (fill-disk kills nothing,
+  // isolate-primary's old primary may come back as a standby in the same pod).
+  if (o.kind === 'isolate-primary' && !current.liftedAt) return false;
+  if (
+    o.kind !== 'fill-disk' &&
+    o.kind !== 'isolate-primary' &&
+    current.targetUid &&
+    pods.some((p) => p.uid === current.targetUid)
+  )
     return false;
   return pods.length >= db.instances;
 }
@@ -256,6 +272,10 @@ function measured(
   probe: ProbeResult,
   fill?: { filledBytes: number; releasedAtMs: number },
 ): DrillAction {
+  const isolated =
+    o.kind === 'isolate-primary' && current.liftedAt && current.injectedAt
+      ? secondsBetween(current.injectedAt, Date.parse(current.liftedAt))
+      : undefined;
   const injectedAt = current.injectedAt ?? current.startedAt;
   const detectedAt = current.detectedAt ?? (faultSeen(o, current) ? iso(o.now) : undefined);
   // fill-disk: nothing can write until the ballast is gone, so recovery counts from its removal.
@@ -263,6 +283,7 @@ function measured(
   const extra: Partial<DrillRun> = {
     writableSeconds: probe.failedWrites === 0 ? 0 : secondsBetween(faultEnd, probe.writableAtMs),
     ...(fill ? { filledBytes: fill.filledBytes } : {}),
+    ...(isolated !== undefined ? { isolatedSeconds: isolated } : {}),
     failedWrites: probe.failedWrites,
     canaryPresent: probe.canaryPresent,
     replicationCaughtUp: probe.replicasCaughtUp >= probe.replicasExpected,
@@ -272,6 +293,15 @@ function measured(
       : {}),
   };
   const seen = detectedAt ? '' : ' The operator’s status never showed the fault.';
+  if (isolated !== undefined && probe.failedWrites === 0)
+    return runRecord(
+      o,
+      current,
+      'Failed',
+      R.isolationNotEffective,
+      `Every write through the client Service was accepted while ${current.target} was isolated: the isolation's NetworkPolicy did not stop new connections to the primary.${seen}`,
+      extra,
+    );
   if (!probe.canaryPresent)
     return runRecord(
       o,
@@ -296,7 +326,9 @@ function measured(
           ? 'no write was refused while it was full'
           : `writes were refused ${secondsBetween(injectedAt, probe.refusedAtMs)}s after the fault`
       }; writes accepted ${extra.writableSeconds}s after the ballast was removed`
-    : `writes accepted ${extra.writableSeconds}s after the fault`;
+    : isolated !== undefined
+      ? `${current.target} was isolated for ${isolated}s (${o.db?.primary && o.db.primary !== current.target ? `${o.db.primary} was elected primary` : 'no other primary was elected'}); writes accepted ${extra.writableSeconds}s after the fault`
+      : `writes accepted ${extra.writableSeconds}s after the fault`;
   return runRecord(
     o,
     current,
@@ -436,6 +468,121 @@ function planFillDisk(o: DrillObservation, current: DrillCurrentRun): DrillActio
   };
 }
 
+/** isolate-primary: the isolation is lifted this long after it began at the latest, failover or not. */
+export const isolationHoldMs = (o: DrillObservation) => ((o.db?.failoverDelaySeconds ?? 5) + 60) * 1000;
+
+const podIp = (o: DrillObservation, name: string | undefined) => o.db?.pods.find((p) => p.name === name)?.ip;
+
+/**
+ * isolate-primary after the canary. netcheck: a pod under a deny-all egress policy asks the primary's port; only if
+ * it goes unanswered does the run go on (a network that does not enforce NetworkPolicy would make the drill a no-op
+ * that reports a healthy database). inject: the isolation policy over the primary pod. recover: the probe writes
+ * through the client Service; the isolation is lifted (deleted first, recorded after, so a restarted operator deletes
+ * it again) once the operator elected another primary or the hold is over, and the run ends when the database is
+ * whole again, the old primary back as a standby.
+ */
+const probeFailed = (
+  o: DrillObservation,
+  current: DrillCurrentRun,
+  message: string,
+  measured: Partial<DrillRun>,
+): DrillAction =>
+  runRecord(o, current, 'Failed', R.probeFailed, `The write probe failed: ${message}`, measured);
+
+function planIsolatePrimary(o: DrillObservation, current: DrillCurrentRun): DrillAction {
+  const target = current.target ?? '';
+  const nothing = 'Nothing was injected.';
+  if (current.step === 'netcheck') {
+    const check = o.netcheckJob;
+    if (!check) {
+      const ip = podIp(o, target);
+      if (!ip)
+        return runRecord(
+          o,
+          current,
+          'Refused',
+          R.wouldLeaveNoHealthyInstance,
+          `The primary ${target} has no pod IP to check. ${nothing}`,
+        );
+      return { kind: 'create-netcheck', current, primaryIp: ip };
+    }
+    if (check.state === 'running')
+      return {
+        kind: 'wait',
+        message: `Checking that NetworkPolicy is enforced: a pod under a deny-all egress policy must fail to reach ${target}.`,
+      };
+    if (check.state === 'failed')
+      return runRecord(
+        o,
+        current,
+        'Refused',
+        R.networkPolicyNotEnforced,
+        `Whether this cluster enforces NetworkPolicy could not be checked (the check Job failed: ${check.message}). ${nothing}`,
+      );
+    if (!check.result.enforced)
+      return runRecord(
+        o,
+        current,
+        'Refused',
+        R.networkPolicyNotEnforced,
+        `A pod under a deny-all egress NetworkPolicy reached ${target}'s PostgreSQL port (${check.result.answered} answers, ${check.result.unanswered} unanswered): this cluster's network does not enforce NetworkPolicy, so isolating the primary would do nothing. ${nothing}`,
+      );
+    // The database may have changed during the check: the guard rails hold at the moment of the fault.
+    const refused = guardRail(o);
+    if (refused) return runRecord(o, current, 'Refused', refused.reason, `${refused.message} ${nothing}`);
+    const now = chooseTarget(o);
+    if (now?.kind !== 'isolation' || now.name !== target || now.uid !== current.targetUid)
+      return runRecord(
+        o,
+        current,
+        'Refused',
+        R.wouldLeaveNoHealthyInstance,
+        `The primary changed during the enforcement check (was ${target}, now ${o.db?.primary ?? 'none'}). ${nothing}`,
+      );
+    return { kind: 'inject', target: now, current: { ...current, step: 'inject', injectedAt: iso(o.now) } };
+  }
+  // inject: the policy was created after the status write; the probe's creation sends it once more (a no-op when
+  // it exists), so an operator killed between the two still isolates.
+  if (current.step === 'inject') return { kind: 'create-probe', current: { ...current, step: 'recover' } };
+
+  // recover
+  if (!o.probeJob) return { kind: 'create-probe', current };
+  if (!current.detectedAt && faultSeen(o, current))
+    return { kind: 'mark-detected', current: { ...current, detectedAt: iso(o.now) } };
+  const injected = Date.parse(current.injectedAt ?? current.startedAt);
+  if (!current.liftedAt) {
+    const failedOver = o.db?.primary !== undefined && o.db.primary !== target;
+    if (failedOver || o.now.getTime() - injected >= isolationHoldMs(o))
+      return { kind: 'lift-isolation', current: { ...current, liftedAt: iso(o.now) } };
+    return {
+      kind: 'wait',
+      message: `${target} is isolated: waiting for the operator to elect another primary (the isolation is lifted within ${isolationHoldMs(o) / 1000}s).`,
+    };
+  }
+  const detected = current.detectedAt
+    ? { detectSeconds: secondsBetween(injected, Date.parse(current.detectedAt)) }
+    : {};
+  if (o.probeJob.state === 'failed') return probeFailed(o, current, o.probeJob.message, detected);
+  if (o.probeJob.state === 'succeeded' && recovered(o, current))
+    return measured(o, current, o.probeJob.result);
+  if (o.now.getTime() - Date.parse(current.liftedAt) > RECOVERY_TIMEOUT_MS)
+    return runRecord(
+      o,
+      current,
+      'Failed',
+      R.notRecovered,
+      `SampleDB ${o.sampleDbName} did not recover (Ready, primary available, every instance Ready, the write probe done) within ${RECOVERY_TIMEOUT_MS / 60_000} min of the isolation's end.`,
+      detected,
+    );
+  return {
+    kind: 'wait',
+    message:
+      o.probeJob.state === 'running'
+        ? 'The isolation was lifted: waiting for writes to be accepted and the replicas to catch up.'
+        : 'Writes accepted again: waiting for every instance to be Ready.',
+  };
+}
+
 export function planDrill(o: DrillObservation): DrillAction {
   const current = o.current;
   if (!current) {
@@ -485,6 +632,13 @@ export function planDrill(o: DrillObservation): DrillAction {
         R.wouldLeaveNoHealthyInstance,
         `No Ready pod to hit for ${o.kind}.`,
       );
+    if (target.kind === 'isolation')
+      return planIsolatePrimary(o, {
+        ...current,
+        step: 'netcheck',
+        target: target.name,
+        targetUid: target.uid,
+      });
     return {
       kind: 'inject',
       target,
@@ -499,6 +653,7 @@ export function planDrill(o: DrillObservation): DrillAction {
   }
 
   if (o.kind === 'fill-disk') return planFillDisk(o, current);
+  if (o.kind === 'isolate-primary') return planIsolatePrimary(o, current);
 
   if (current.step === 'inject') {
     // Resumed after the fault was recorded: send it again (a no-op once it happened), then start the probe.
@@ -525,12 +680,10 @@ export function planDrill(o: DrillObservation): DrillAction {
   const since = Date.parse(current.injectedAt ?? current.startedAt);
   const late = o.now.getTime() - since > RECOVERY_TIMEOUT_MS;
   if (o.probeJob.state === 'failed')
-    return runRecord(
+    return probeFailed(
       o,
       current,
-      'Failed',
-      R.probeFailed,
-      `The write probe failed: ${o.probeJob.message}`,
+      o.probeJob.message,
       current.detectedAt ? { detectSeconds: secondsBetween(since, Date.parse(current.detectedAt)) } : {},
     );
   if (o.probeJob.state === 'succeeded' && recovered(o, current))

@@ -21,11 +21,20 @@ import {
 } from '../../runtime/index.ts';
 import type { SampleDbInstance } from '../instance.ts';
 import { resolveInstance } from '../instance.ts';
-import { JOBS, PODS, PVCS, SAMPLEDB_DRILLS, SAMPLEDBS } from '../resources.ts';
+import { JOBS, NETWORK_POLICIES, PODS, PVCS, SAMPLEDB_DRILLS, SAMPLEDBS } from '../resources.ts';
 import type { SampleDbDeps } from '../steps/context.ts';
 import { Writer } from '../writer.ts';
-import { runJobNames } from './names.ts';
-import { dataClaimOf, drillJob, type FillTarget, fillDiskJob, throwawaySampleDb } from './objects.ts';
+import { isolationPolicyName, netcheckName, runJobNames, runPolicyNames } from './names.ts';
+import {
+  dataClaimOf,
+  drillJob,
+  type FillTarget,
+  fillDiskJob,
+  isolationPolicy,
+  netcheckJob,
+  netcheckPolicy,
+  throwawaySampleDb,
+} from './objects.ts';
 import { dueRun, type OperatorIdentity, observeDrill } from './observe.ts';
 import { type DrillAction, planDrill } from './plan.ts';
 import { drillStatus } from './status.ts';
@@ -56,7 +65,9 @@ function fillTarget(view: DrillDeps['view'], instance: SampleDbInstance, pod: st
 const describeFault = (drill: SampleDbDrillObject, target: string | undefined) =>
   drill.spec.kind === 'fill-disk'
     ? `${drill.spec.kind}: filling the data volume of ${target}.`
-    : `${drill.spec.kind}: deleting ${target}.`;
+    : drill.spec.kind === 'isolate-primary'
+      ? `${drill.spec.kind}: a NetworkPolicy denies all traffic to and from ${target}.`
+      : `${drill.spec.kind}: deleting ${target}.`;
 
 export class SampleDbDrillReconciler implements Reconciler {
   readonly #deps: DrillDeps;
@@ -99,6 +110,11 @@ export class SampleDbDrillReconciler implements Reconciler {
         );
     };
     const status = (a: DrillAction) => drillStatus(drill, a, now, dueRun(drill, now).next);
+    // isolate-primary's policies are deleted by name: a 404 is a deletion already done (nothing is cached).
+    const deletePolicy = (name: string) => write.delete(NETWORK_POLICIES, { namespace: ns, name });
+    const isolate = async (run: number, pod: string) => {
+      if (instance) await write.createOnce(NETWORK_POLICIES, isolationPolicy(instance, drill, run, pod));
+    };
 
     switch (action.kind) {
       case 'start-run':
@@ -123,6 +139,11 @@ export class SampleDbDrillReconciler implements Reconciler {
             describeFault(drill, action.current.target),
           );
         const target = action.target;
+        if (target.kind === 'isolation') {
+          await isolate(action.current.run, target.name);
+          await deletePolicy(netcheckName(req.name, action.current.run));
+          return { requeueAfter: 200 };
+        }
         if (target.kind === 'volume') {
           await createFillDiskJob('fill', action.current.run, target.name);
           return { requeueAfter: 1_000 };
@@ -140,8 +161,27 @@ export class SampleDbDrillReconciler implements Reconciler {
         return { requeueAfter: target.kind === 'pod' ? 200 : 2_000 };
       }
       case 'create-probe':
+        if (drill.spec.kind === 'isolate-primary' && action.current.target && !action.current.liftedAt)
+          await isolate(action.current.run, action.current.target);
         if (instance) await write.createOnce(JOBS, drillJob(instance, drill, action.current.run, 'probe'));
         await writeStatus(status(action));
+        break;
+      case 'create-netcheck':
+        await writeStatus(status(action));
+        if (instance) {
+          // The policy first: the check's pod must never run unconfined.
+          await write.createOnce(NETWORK_POLICIES, netcheckPolicy(instance, drill, action.current.run));
+          await write.createOnce(JOBS, netcheckJob(instance, drill, action.current.run, action.primaryIp));
+        }
+        break;
+      case 'lift-isolation':
+        await deletePolicy(isolationPolicyName(req.name, action.current.run));
+        await writeStatus(status(action));
+        await event(
+          'Normal',
+          EVENT_REASONS.drillFaultLifted,
+          `The isolation of ${action.current.target} was lifted (NetworkPolicy ${isolationPolicyName(req.name, action.current.run)} deleted).`,
+        );
         break;
       case 'create-release':
         await writeStatus(status(action));
@@ -171,6 +211,9 @@ export class SampleDbDrillReconciler implements Reconciler {
           await write.delete(SAMPLEDBS, { namespace: ns, name: action.current.target });
         break;
       case 'finish': {
+        // Before the run leaves status.current: once it has, nothing would delete an isolation left behind.
+        if (drill.spec.kind === 'isolate-primary')
+          for (const name of runPolicyNames(req.name, action.run.run)) await deletePolicy(name);
         await writeStatus(status(action));
         const run = action.run;
         await event(

@@ -34,6 +34,8 @@ export function drillStatus(
     case 'create-probe':
     case 'create-release':
     case 'mark-detected':
+    case 'create-netcheck':
+    case 'lift-isolation':
     case 'delete-throwaway':
       current = action.current;
       runCount = Math.max(runCount, current.run);

@@ -191,11 +191,7 @@ describe('SampleDBDrill on the control plane', { timeout: 400_000 }, () => {
     const cases: Array<[string, Record<string, unknown>, string]> = [
       ['one-instance', { sampleDB: { name: 'orders' }, kind: 'kill-primary' }, 'WouldLeaveNoHealthyInstance'],
       ['replica', { sampleDB: { name: 'orders' }, kind: 'kill-replica' }, 'WouldLeaveNoHealthyInstance'],
-      [
-        'isolate',
-        { sampleDB: { name: 'orders' }, kind: 'isolate-primary' },
-        'NetworkPolicyEnforcementNotDetectable',
-      ],
+      ['isolate', { sampleDB: { name: 'orders' }, kind: 'isolate-primary' }, 'WouldLeaveNoHealthyInstance'],
       ['fill', { sampleDB: { name: 'orders' }, kind: 'fill-disk' }, 'WouldLeaveNoHealthyInstance'],
       ['missing', { sampleDB: { name: 'nope' }, kind: 'restore-check' }, 'SampleDBNotFound'],
       ['no-backup', { sampleDB: { name: 'orders' }, kind: 'restore-check' }, 'NoCompletedBackup'],

@@ -1,7 +1,9 @@
 // The drill planner: from what the cluster shows (and the run recorded in the drill's status) to the next action.
 // Tables: each guard rail refuses with its reason; a kill-primary run walks canary → inject → probe → detected →
 // measured; a resumed run (operator killed after recording the fault) re-sends the fault or goes on; restore-check
-// walks create → Ready → delete → Succeeded; fill-disk walks canary → fill → full → probe → released → measured (or
+// walks create → Ready → delete → Succeeded; isolate-primary walks canary → enforcement check → isolate → probe →
+// lift → measured (or refuses where nothing enforces NetworkPolicy); fill-disk walks canary → fill → full → probe →
+// released → measured (or
 // refuses a shared volume, or removes the ballast of a failed fill); the measurements come out of the probe's report.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -16,12 +18,13 @@ import {
 
 const NOW = new Date('2026-12-04T02:00:10Z');
 const pods = [
-  { name: 'orders-0', uid: 'u0', ready: true, terminating: false },
-  { name: 'orders-1', uid: 'u1', ready: true, terminating: false },
+  { name: 'orders-0', uid: 'u0', ready: true, terminating: false, ip: '10.0.0.10' },
+  { name: 'orders-1', uid: 'u1', ready: true, terminating: false, ip: '10.0.0.11' },
 ];
 const healthy: DrillDb = {
   ready: true,
   instances: 2,
+  failoverDelaySeconds: 5,
   primary: 'orders-0',
   pods,
   primaryAvailable: true,
@@ -80,9 +83,9 @@ describe('planDrill guard rails', () => {
   const cases: Array<[string, DrillObservation, string]> = [
     ['namespace not labelled', base('kill-primary', { namespaceAllowed: false }), 'NamespaceNotAllowed'],
     [
-      'isolate-primary (NetworkPolicy enforcement not detectable)',
-      base('isolate-primary'),
-      'NetworkPolicyEnforcementNotDetectable',
+      'isolate-primary on one instance',
+      base('isolate-primary', { db: { ...healthy, instances: 1, pods: pods.slice(0, 1) } }),
+      'WouldLeaveNoHealthyInstance',
     ],
     [
       'fill-disk on one instance',
@@ -182,9 +185,6 @@ describe('planDrill guard rails', () => {
       ),
       /SampleDBBackup b/,
     );
-    const isolate = message(base('isolate-primary'));
-    assert.match(isolate, /cannot be read from the Kubernetes API/);
-    assert.match(isolate, /holds no NetworkPolicy permission/);
   });
 
   it('does nothing when no run is due', () => {
@@ -558,5 +558,103 @@ describe('planDrill fill-disk', () => {
       }),
     );
     assert.equal(a.kind, 'mark-detected');
+  });
+});
+
+describe('planDrill isolate-primary', () => {
+  const checking: DrillCurrentRun = { ...canary, step: 'netcheck', target: 'orders-0', targetUid: 'u0' };
+  const isolated: DrillCurrentRun = { ...checking, step: 'recover', injectedAt: '2026-12-04T02:00:02Z' };
+  const at = (more: Partial<DrillObservation>) => base('isolate-primary', more);
+  const enforced = (yes: boolean): DrillObservation['netcheckJob'] => ({
+    state: 'succeeded',
+    result: { enforced: yes, answered: yes ? 0 : 38, unanswered: yes ? 3 : 0 },
+  });
+
+  it('after the canary, checks enforcement against the primary pod IP before any fault', () => {
+    const a = planDrill(at({ current: canary, canaryJob: { state: 'succeeded', result: true } }));
+    assert.equal(a.kind, 'create-netcheck');
+    assert.deepEqual(a.kind === 'create-netcheck' && [a.primaryIp, a.current.step, a.current.target], [
+      '10.0.0.10',
+      'netcheck',
+      'orders-0',
+    ]);
+    assert.equal(a.kind === 'create-netcheck' && a.current.injectedAt, undefined);
+    assert.equal(planDrill(at({ current: checking, netcheckJob: { state: 'running' } })).kind, 'wait');
+  });
+
+  it('refuses where a pod under deny-all egress still reached the primary, or the check failed: nothing injected', () => {
+    const open = finished(planDrill(at({ current: checking, netcheckJob: enforced(false) })));
+    assert.deepEqual([open.result, open.reason], ['Refused', 'NetworkPolicyNotEnforced']);
+    assert.match(open.message, /reached orders-0's PostgreSQL port \(38 answers/);
+    assert.match(open.message, /Nothing was injected/);
+    const failed = finished(
+      planDrill(at({ current: checking, netcheckJob: { state: 'failed', message: 'deadline exceeded' } })),
+    );
+    assert.deepEqual([failed.result, failed.reason], ['Refused', 'NetworkPolicyNotEnforced']);
+    assert.match(failed.message, /deadline exceeded/);
+  });
+
+  it('enforced: isolates the primary (recorded first), then probes; a changed primary refuses instead', () => {
+    const a = planDrill(at({ current: checking, netcheckJob: enforced(true) }));
+    assert.equal(a.kind, 'inject');
+    assert.deepEqual(a.kind === 'inject' && a.target, { kind: 'isolation', name: 'orders-0', uid: 'u0' });
+    assert.equal(a.kind === 'inject' && a.current.injectedAt, '2026-12-04T02:00:10Z');
+    const resumed = planDrill(
+      at({ current: { ...checking, step: 'inject', injectedAt: '2026-12-04T02:00:02Z' } }),
+    );
+    assert.equal(resumed.kind, 'create-probe');
+    const moved = finished(
+      planDrill(
+        at({ current: checking, netcheckJob: enforced(true), db: { ...healthy, primary: 'orders-1' } }),
+      ),
+    );
+    assert.equal(moved.reason, 'WouldLeaveNoHealthyInstance');
+    assert.match(moved.message, /primary changed during the enforcement check/);
+  });
+
+  it('holds the isolation until another primary is elected, or at most failover delay + 60 s', () => {
+    const running = { probeJob: { state: 'running' } as const };
+    const waiting = planDrill(
+      at({ current: { ...isolated, detectedAt: '2026-12-04T02:00:05Z' }, ...running, db: { ...healthy } }),
+    );
+    assert.equal(waiting.kind, 'wait');
+    assert.match(waiting.kind === 'wait' ? waiting.message : '', /lifted within 65s/);
+    const failedOver = planDrill(
+      at({ current: { ...isolated, detectedAt: '2026-12-04T02:00:05Z' }, ...running, db: afterFailover }),
+    );
+    assert.equal(failedOver.kind, 'lift-isolation');
+    assert.equal(failedOver.kind === 'lift-isolation' && failedOver.current.liftedAt, '2026-12-04T02:00:10Z');
+    const late = planDrill(
+      at({
+        now: new Date('2026-12-04T02:01:07Z'),
+        current: { ...isolated, detectedAt: '2026-12-04T02:00:05Z' },
+        ...running,
+      }),
+    );
+    assert.equal(late.kind, 'lift-isolation');
+  });
+
+  it('measures once lifted and whole again; writes accepted throughout is IsolationNotEffective', () => {
+    const lifted: DrillCurrentRun = {
+      ...isolated,
+      detectedAt: '2026-12-04T02:00:05Z',
+      liftedAt: '2026-12-04T02:00:08Z',
+    };
+    const run = finished(planDrill(at({ current: lifted, probeJob: probe(), db: afterFailover })));
+    assert.deepEqual(
+      [run.result, run.reason, run.detectSeconds, run.writableSeconds, run.isolatedSeconds],
+      ['Succeeded', 'Recovered', 3, 6.5, 6],
+    );
+    assert.match(run.message, /orders-0 was isolated for 6s \(orders-1 was elected primary\)/);
+    const open = finished(
+      planDrill(at({ current: lifted, probeJob: probe({ failedWrites: 0 }), db: afterFailover })),
+    );
+    assert.deepEqual([open.result, open.reason], ['Failed', 'IsolationNotEffective']);
+    // Not lifted yet: never finished, whatever the probe says.
+    assert.notEqual(
+      planDrill(at({ current: { ...lifted, liftedAt: undefined }, probeJob: probe(), db: afterFailover }))
+        .kind,
+      'finish',
+    );
   });
 });
