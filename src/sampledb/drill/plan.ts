@@ -225,8 +225,11 @@ export function recovered(o: DrillObservation, current: DrillCurrentRun): boolea
   if (!db?.ready || db.primaryAvailable === false) return false;
   const pods = db.pods.filter((p) => p.ready && !p.terminating);
   // The killed pod itself (same uid) being Ready means the deletion did not happen yet (fill-disk kills nothing,
-  // isolate-primary's old primary may come back as a standby in the same pod).
-  if (o.kind === 'isolate-primary' && !current.liftedAt) return false;
+  // isolate-primary's old primary may come back as a standby in the same pod). Once reachable again, that old
+  // primary still runs as one, Ready by kubelet's probes, until the operator fences it: only the operator's word
+  // that every replica streams says it has rejoined.
+  if (o.kind === 'isolate-primary' && (!current.liftedAt || (db.instances > 1 && db.replicasReady !== true)))
+    return false;
   if (
     o.kind !== 'fill-disk' &&
     o.kind !== 'isolate-primary' &&

@@ -657,4 +657,18 @@ describe('planDrill isolate-primary', () => {
       'finish',
     );
   });
+
+  it('the old primary Ready in its own pod is not recovery until the operator sees every replica stream', () => {
+    const lifted: DrillCurrentRun = {
+      ...isolated,
+      detectedAt: '2026-12-04T02:00:05Z',
+      liftedAt: '2026-12-04T02:00:08Z',
+    };
+    // Reachable again, it still runs as a primary (kubelet's probes pass) until the operator fences it.
+    const stale = planDrill(
+      at({ current: lifted, probeJob: probe(), db: { ...afterFailover, replicasReady: false } }),
+    );
+    assert.equal(stale.kind, 'wait');
+    assert.match(stale.kind === 'wait' ? stale.message : '', /every instance to be Ready/);
+  });
 });
