@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { DrillRun } from '../../src/api/index.ts';
 import { pollUntil } from '../../src/envtest/index.ts';
-import { e2eSetup } from './support/cluster.ts';
+import { e2eNetworkPolicy, e2eSetup } from './support/cluster.ts';
 import { OPERATOR_NAMESPACE } from './support/install.ts';
 import { apply, kubectlJson, kubectlOk, sampleDb, sql } from './support/sampledb.ts';
 
@@ -129,7 +129,29 @@ describe('drills on a real node', () => {
     await kubectlOk(cluster, ['label', 'namespace', namespace, 'sampledb.io/drills=allowed']);
   });
 
-  it('isolate-primary: enforcement is checked, the primary is cut off, the replica is promoted, the old primary rejoins', async () => {
+  it('isolate-primary without NetworkPolicy enforcement: the check reaches the primary, refused, nothing injected', {
+    skip: e2eNetworkPolicy ? 'the node enforces NetworkPolicy (SAMPLEDB_E2E_NETWORK_POLICY=1)' : false,
+  }, async () => {
+    const before = await settled();
+    const run = await runDrill('isolate-open', 'isolate-primary', 300_000);
+    assert.equal(run.result, 'Refused', run.message);
+    assert.equal(run.reason, 'NetworkPolicyNotEnforced');
+    assert.match(run.message, /reached .*PostgreSQL port \(\d+ answers, 0 unanswered\)/);
+    assert.equal((await replicationOf()).primary, before.primary, 'no fault was injected');
+    const policies = await kubectlJson<{ items: unknown[] }>(cluster, [
+      'get',
+      'networkpolicies',
+      '-n',
+      namespace,
+    ]);
+    assert.equal(policies?.items.length, 0, 'the check policy is gone');
+  });
+
+  it('isolate-primary: enforcement is checked, the primary is cut off, the replica is promoted, the old primary rejoins', {
+    skip: e2eNetworkPolicy
+      ? false
+      : 'the node does not enforce NetworkPolicy (SAMPLEDB_E2E_NETWORK_POLICY=1 turns it on)',
+  }, async () => {
     const before = await settled();
     const run = await runDrill('isolate', 'isolate-primary', 600_000);
     asserted(run);

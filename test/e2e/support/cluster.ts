@@ -13,6 +13,8 @@ import { installOperator } from './install.ts';
 const kubeconfigVariable = 'SAMPLEDB_E2E_KUBECONFIG';
 const binDirVariable = 'SAMPLEDB_E2E_BIN_DIR';
 const operatorImageVariable = 'SAMPLEDB_E2E_OPERATOR_IMAGE';
+/** SAMPLEDB_E2E_NETWORK_POLICY=1: the real node enforces NetworkPolicy (the netpol agent; off by default). */
+export const e2eNetworkPolicy = process.env.SAMPLEDB_E2E_NETWORK_POLICY === '1';
 const auditLogVariable = 'SAMPLEDB_E2E_AUDIT_LOG';
 /** Seconds to wait for another real node on this machine (one per machine) before giving up; default 0. */
 export const nodeWaitVariable = 'SAMPLEDB_REAL_NODE_WAIT';
@@ -42,7 +44,7 @@ export function lockWaitMs(env: NodeJS.ProcessEnv = process.env): number {
 export async function startE2eCluster(): Promise<{ plane: ControlPlane; cluster: E2eCluster }> {
   const plane = await ControlPlane.start({
     node: 'real',
-    realNode: { lockWaitMs: lockWaitMs() },
+    realNode: { lockWaitMs: lockWaitMs(), networkPolicy: e2eNetworkPolicy },
     auditLog: true,
     log: nodeLog(),
   });
