@@ -72,10 +72,22 @@ async function rollOut(patch: object): Promise<void> {
       const status = await statusOf(cluster, namespace, name);
       const ready = status.conditions?.find((c) => c.type === 'Ready');
       const sts = await kubectlJson<{
-        status: { currentRevision?: string; updateRevision?: string; readyReplicas?: number };
+        metadata: { generation?: number };
+        status: {
+          observedGeneration?: number;
+          currentRevision?: string;
+          updateRevision?: string;
+          readyReplicas?: number;
+          updatedReplicas?: number;
+        };
       }>(cluster, ['get', 'statefulset', name, '-n', namespace]);
+      // The StatefulSet controller must have seen the new template first: until then the old revision is both
+      // current and update revision, and the old pod is Ready, so the rollout would look done before it began.
       const rolled =
-        sts?.status.currentRevision === sts?.status.updateRevision && sts?.status.readyReplicas === 1;
+        sts?.status.observedGeneration === sts?.metadata.generation &&
+        sts?.status.currentRevision === sts?.status.updateRevision &&
+        sts?.status.readyReplicas === 1 &&
+        sts?.status.updatedReplicas === 1;
       return ready?.status === 'True' && ready.observedGeneration === db?.metadata.generation && rolled
         ? true
         : undefined;
