@@ -134,8 +134,6 @@ export const REASONS = {
   majorUpgrade: 'MajorUpgrade',
   majorUpgradeFailed: 'MajorUpgradeFailed',
   downgradeRefused: 'DowngradeRefused',
-  /** A major upgrade of a SampleDB with replicas: not built, the StatefulSet stays on its major. */
-  majorUpgradeWithReplicas: 'MajorUpgradeWithReplicas',
   // CredentialsApplied
   passwordApplied: 'PasswordApplied',
   passwordChanging: 'PasswordChanging',
@@ -194,7 +192,6 @@ export const EVENT_REASONS = {
   upgradeFailed: 'UpgradeFailed',
   upgradeRetried: 'UpgradeRetried',
   downgradeRefused: 'DowngradeRefused',
-  majorUpgradeRefused: 'MajorUpgradeRefused',
   finalBackupRetry: 'FinalBackupRetry',
   volumeRetained: 'VolumeRetained',
   ...REPLICATION_EVENT_REASONS,

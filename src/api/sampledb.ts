@@ -41,12 +41,7 @@ import {
   type ValidationRule,
   withRules,
 } from './schema-kit.ts';
-import {
-  MAJOR_DOWNGRADE_RULE,
-  MAJOR_UPGRADE_INSTANCES_RULE,
-  UpgradeSpecSchema,
-  UpgradeStatusSchema,
-} from './upgrade.ts';
+import { MAJOR_DOWNGRADE_RULE, UpgradeSpecSchema, UpgradeStatusSchema } from './upgrade.ts';
 
 export { API_VERSION, GROUP, VERSION } from './identity.ts';
 
@@ -687,6 +682,5 @@ export const SampleDbSchema = withRules(
     },
     CREDENTIALS_SECRET_RULE as ValidationRule<never>,
     MAJOR_DOWNGRADE_RULE as ValidationRule<never>,
-    MAJOR_UPGRADE_INSTANCES_RULE as ValidationRule<never>,
   ],
 );

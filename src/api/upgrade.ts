@@ -21,7 +21,7 @@ const majorOf = (version: string | undefined) => Number.parseInt((version ?? '')
 const CEL_MAJOR = (path: string) => `int(${path}.split('.')[0])`;
 
 interface VersionedObject {
-  spec?: { version?: string; instances?: number };
+  spec?: { version?: string };
   status?: { currentVersion?: string };
 }
 
@@ -39,29 +39,6 @@ export const MAJOR_DOWNGRADE_MESSAGE =
   'the PostgreSQL major version may not go below the major the server runs (status.currentVersion): a server ' +
   'refuses the data files of a newer major version. Raising it is an upgrade the operator runs (pg_upgrade); to go ' +
   'back, restore a backup into a new SampleDB with the older version';
-
-export const MAJOR_UPGRADE_INSTANCES_MESSAGE =
-  'raising the PostgreSQL major version needs spec.instances 1: a major upgrade converts one volume, and the ' +
-  'replicas of a replicated SampleDB are not upgraded yet. Scale to 1 instance, raise the version, then scale back';
-
-/**
- * A spec update that raises the major version must leave one instance: the upgrade Jobs convert pod 0's volume and
- * the StatefulSet runs one pod until the upgrade ends (ADR 0009); replicas on their own volumes would keep the old
- * files under the new image.
- */
-export const MAJOR_UPGRADE_INSTANCES_RULE: ValidationRule<VersionedObject> = {
-  rule:
-    `self.spec.version == oldSelf.spec.version || ${CEL_MAJOR('self.spec.version')} <= ${CEL_MAJOR('oldSelf.spec.version')} ` +
-    '|| !has(self.spec.instances) || self.spec.instances <= 1',
-  message: MAJOR_UPGRADE_INSTANCES_MESSAGE,
-  fieldPath: '.spec.version',
-  reportAt: 'spec.version',
-  reason: 'FieldValueForbidden',
-  holdsOnUpdate: (self, old) =>
-    self.spec?.version === old.spec?.version ||
-    majorOf(self.spec?.version) <= majorOf(old.spec?.version) ||
-    (self.spec?.instances ?? 1) <= 1,
-};
 
 /** Root rule (it reads status): a spec update may not lower the major version below the running one. */
 export const MAJOR_DOWNGRADE_RULE: ValidationRule<VersionedObject> = {

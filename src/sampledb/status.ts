@@ -54,7 +54,7 @@ export interface ObservedChildren {
       step: string;
       failure?: string;
       backup?: string;
-      workload: { image: string; replicas: 0 | 1; dataMajor: number };
+      workload: { image: string; replicas: number; dataMajor: number };
     };
     route: { fromMajor: number; toMajor: number };
     waitingUntil?: string;

@@ -512,18 +512,6 @@ export const INVALID_UPDATES: readonly InvalidUpdate[] = [
     field: 'spec.version',
   },
   {
-    title: 'raising the major version with replicas (not built)',
-    before: spec({ version: '15', instances: 3 }),
-    after: spec({ version: '17', instances: 3 }),
-    field: 'spec.version',
-  },
-  {
-    title: 'raising the major version while scaling out',
-    before: spec({ version: '15' }),
-    after: spec({ version: '17', instances: 2 }),
-    field: 'spec.version',
-  },
-  {
     title: 'changing the storage class',
     before: spec({ storage: { size: '1Gi', storageClassName: 'standard' } }),
     after: spec({ storage: { size: '1Gi', storageClassName: 'fast' } }),
@@ -560,6 +548,16 @@ export const VALID_UPDATES: ReadonlyArray<{
     title: 'raising the major version (an upgrade)',
     before: spec({ version: '15' }),
     after: spec({ version: '17' }),
+  },
+  {
+    title: 'raising the major version with replicas (every instance is upgraded)',
+    before: spec({ version: '15', instances: 3 }),
+    after: spec({ version: '17', instances: 3 }),
+  },
+  {
+    title: 'raising the major version while scaling out',
+    before: spec({ version: '15' }),
+    after: spec({ version: '17', instances: 2 }),
   },
   {
     title: 'raising the major version of a replicated SampleDB scaled to one instance first',

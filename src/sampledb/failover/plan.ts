@@ -87,6 +87,12 @@ export interface ReplicationObservation {
    * before it is aborted: the target has not received the old primary's final WAL by then.
    */
   switchoverTimeoutMs: number;
+  /**
+   * Why elections are paused, if they are: a major upgrade has the instances stopped and runs the record's primary
+   * (pod 0) alone on converted files. Nothing is elected, fenced or re-cloned meanwhile, and the record stays
+   * published, so the upgraded pod starts as the primary (ADR 0009).
+   */
+  paused?: string;
   now: Date;
 }
 
@@ -185,6 +191,8 @@ export function planReplication(obs: ReplicationObservation): ReplicationPlan {
   const primary = byName(record.primary);
   const replicas = Math.max(obs.instances, (primary?.ordinal ?? -1) + 1);
   const plan = (next: ReplicationAction): ReplicationPlan => ({ next, replicas });
+
+  if (obs.paused && record.primary) return plan(pausedAction(obs, record.primary, primary));
 
   // Bootstrap: the first record names the instance already running as a primary (a SampleDB that had one pod
   // before), or ordinal 0, whose empty volume makes it the one that runs initdb.
@@ -374,6 +382,30 @@ export function planReplication(obs: ReplicationObservation): ReplicationPlan {
     });
   }
   return plan({ kind: 'steady', term });
+}
+
+/**
+ * While a major upgrade runs: keep the record published as it is (a pod that went away is not a reason to publish
+ * nobody: the upgrade brings pod 0 back on purpose, and it must start as the primary), and label the primary once
+ * it answers, so the client Service leads the upgrade's verification to it. Nothing else.
+ */
+function pausedAction(
+  obs: ReplicationObservation,
+  recorded: string,
+  primary: MemberObservation | undefined,
+): ReplicationAction {
+  const term = obs.record.term;
+  if (obs.published?.term !== term || obs.published.primary !== recorded) {
+    return { kind: 'publish', term, primary: recorded };
+  }
+  if (
+    primary &&
+    answersAsPrimary(primary) &&
+    (primary.roleLabel !== 'primary' || primary.termLabel !== term)
+  ) {
+    return { kind: 'label', term, pod: primary.name, role: 'primary' };
+  }
+  return { kind: 'wait', term, why: obs.paused ?? 'paused', retryInMs: 2000 };
 }
 
 const maxLsn = (a: bigint, b: bigint) => (a > b ? a : b);

@@ -2,7 +2,8 @@
 // SAMPLEDB_ELECTION_FILE) decides the role at every start: the pod it names runs the image's entrypoint as a
 // primary; any other pod is a standby, cloned with pg_basebackup from the client Service (which selects the
 // primary) when its volume is empty, then streaming from it. So an old primary the operator fenced by deleting its
-// pod comes back as a standby, never as a second primary. The replication password goes to a passfile in /tmp
+// pod comes back as a standby, never as a second primary. A standby whose files are of an older major than its server
+// (the primary was upgraded) is cloned again. The replication password goes to a passfile in /tmp
 // (an emptyDir), never onto a command line, and is removed from the server's environment.
 export const REPLICATION_START_SCRIPT = String.raw`set -eu
 log() { printf 'sampledb-start: %s\n' "$*" >&2; }
@@ -32,6 +33,20 @@ fi
 named=$primary
 [ -n "$named" ] || named='no pod (the primary is being replaced)'
 log "the election record names $named: starting $SAMPLEDB_POD as a standby"
+# After a major upgrade of the primary (ADR 0009) a standby's volume still holds the older major's files, which this
+# server cannot run: they are a copy of the primary's past, so they are replaced by a clone of the upgraded primary.
+# Only older files: newer ones are never removed (the server refuses them, and the pod says why).
+server_major=$(postgres -V | sed -n 's/^[^0-9]*\([0-9][0-9]*\).*/\1/p')
+files_major=$(cat "$PGDATA/PG_VERSION" 2>/dev/null || true)
+case "$files_major" in
+  '' | *[!0-9]*) ;;
+  *)
+    if [ -n "$server_major" ] && [ "$files_major" -lt "$server_major" ]; then
+      log "the volume holds PostgreSQL $files_major files, this server is $server_major: re-cloning from the upgraded primary"
+      rm -rf "$PGDATA"
+    fi
+    ;;
+esac
 if [ ! -s "$PGDATA/PG_VERSION" ]; then
   rm -rf "$PGDATA"
   until PGPASSFILE=/tmp/pgpass pg_basebackup -w -h "$SAMPLEDB_PRIMARY_HOST" -p "$SAMPLEDB_PRIMARY_PORT" \

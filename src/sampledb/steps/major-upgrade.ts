@@ -4,8 +4,8 @@
 import type { V1Job, V1Pod, V1StatefulSet } from '@kubernetes/client-node';
 import { ANNOTATIONS, EVENT_REASONS, majorVersion, REASONS, SAMPLEDB_CONDITIONS } from '../../api/index.ts';
 import type { ConditionInput } from '../../runtime/index.ts';
-import { replicated } from '../replication/objects.ts';
-import { JOBS, PODS, SAMPLEDB_BACKUPS, STATEFULSETS } from '../resources.ts';
+import { replicated, statefulSetReplicas } from '../replication/objects.ts';
+import { JOBS, PODS, SAMPLEDB_BACKUPS, SAMPLEDBS, STATEFULSETS } from '../resources.ts';
 import { preUpgradeBackup, type UpgradeRoute, upgradeJob, upgradeJobName } from '../upgrade/jobs.ts';
 import {
   currentAttempt,
@@ -158,6 +158,9 @@ function observe(ctx: StepContext, route: UpgradeRoute): UpgradeObservation {
   const { namespace, names } = instance;
   const sts = view.get(STATEFULSETS, namespace, names.statefulSet);
   const pod = view.get(PODS, namespace, names.pod);
+  // Any pod of the StatefulSet, replicas included: the files go offline only once every server has stopped.
+  const anyPod =
+    Boolean(pod) || (sts?.metadata?.uid ? view.ownedBy(PODS, sts.metadata.uid).length > 0 : false);
   const job = (mode: 'preflight' | 'upgrade' | 'rollback' | 'cleanup') => {
     const found = view.get(
       JOBS,
@@ -178,6 +181,8 @@ function observe(ctx: StepContext, route: UpgradeRoute): UpgradeObservation {
     toMajor: route.toMajor,
     oldImage: route.fromImage,
     newImage: route.toImage,
+    upReplicas: statefulSetReplicas(instance),
+    ...(replicated(instance) ? { replication: replicationOf(ctx) } : {}),
     window: windowState(instance.object.spec.upgrade?.maintenanceWindow, now()),
     ...(backup
       ? {
@@ -191,7 +196,7 @@ function observe(ctx: StepContext, route: UpgradeRoute): UpgradeObservation {
     statefulSet: {
       replicas: sts?.spec?.replicas ?? 1,
       ...(templateImage(sts) ? { image: templateImage(sts) as string } : {}),
-      podExists: Boolean(pod),
+      podExists: anyPod,
       podReady: Boolean(pod?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')),
       ...(podImage ? { podImage } : {}),
     },
@@ -220,6 +225,21 @@ function observe(ctx: StepContext, route: UpgradeRoute): UpgradeObservation {
   };
 }
 
+/** The election record's primary as an ordinal (none while a handover runs), and the switchover asked for. */
+function replicationOf({ instance, observed }: StepContext): NonNullable<UpgradeObservation['replication']> {
+  const record = observed.replication ?? instance.object.status?.replication;
+  const prefix = `${instance.names.statefulSet}-`;
+  const ordinal =
+    record?.primary?.startsWith(prefix) && !record.handover
+      ? Number(record.primary.slice(prefix.length))
+      : Number.NaN;
+  const switchoverTo = instance.object.metadata.annotations?.[ANNOTATIONS.switchoverTo];
+  return {
+    ...(Number.isInteger(ordinal) && ordinal >= 0 ? { primaryOrdinal: ordinal } : {}),
+    ...(switchoverTo ? { switchoverTo } : {}),
+  };
+}
+
 const optional = <K extends string, V>(key: K, value: V | undefined) =>
   (value === undefined ? {} : { [key]: value }) as Partial<Record<K, V>>;
 
@@ -234,7 +254,7 @@ function condition(plan: UpgradePlan, route: UpgradeRoute): ConditionInput {
       reason: REASONS.majorUpgradeFailed,
       message:
         `The upgrade from PostgreSQL ${route.fromMajor} to ${route.toMajor}${which} failed: ${plan.failure}. ` +
-        (plan.workload.replicas === 1
+        (plan.workload.replicas > 0
           ? `PostgreSQL ${route.fromMajor} runs on its own files again.${backup} Set spec.version back to ` +
             `${route.fromMajor}, or fix the cause and set the annotation ${ANNOTATIONS.retryUpgrade} to a new ` +
             `value for attempt ${attempt + 1} (a new backup and new Jobs).`
@@ -282,7 +302,7 @@ function specOverridden(plan: UpgradePlan, route: UpgradeRoute, specMajor: numbe
 
 export const runMajorUpgrade: Step = {
   name: 'major-upgrade',
-  writes: ['apply', 'create-once', 'event'],
+  writes: ['apply', 'create-once', 'patch', 'event'],
   async run(ctx) {
     const { instance, write } = ctx;
     const record = upgradeRecord(instance.object);
@@ -298,11 +318,6 @@ export const runMajorUpgrade: Step = {
       }
       return undefined;
     }
-    // pg_upgrade runs on one data volume (pod 0's) with the StatefulSet stopped; with replicas it would upgrade
-    // whichever instance is pod 0 and leave the others on the old major. Not built: nothing is touched, the
-    // StatefulSet stays on the major of its files and the version step says why (MajorUpgradeWithReplicas).
-    const sts = ctx.view.get(STATEFULSETS, instance.namespace, instance.names.statefulSet);
-    if (replicated(instance) && !abandoned && upgradingToOf(sts) === undefined) return undefined;
     let obs: UpgradeObservation = {
       ...observe(ctx, route),
       ...(abandoned ? { abandoned: { preflightReading: true } } : {}),
@@ -367,6 +382,22 @@ export const runMajorUpgrade: Step = {
           'Normal',
           EVENT_REASONS.upgradeStep,
           `Backing up to SampleDBBackup ${next.name} before the upgrade from ${route.fromMajor} to ${route.toMajor}.`,
+        );
+        break;
+      case 'request-switchover':
+        // The annotation a user would set: the replication step hands over cleanly (or refuses, with an Event) and
+        // removes it once done. A user's own request is never overwritten: the plan waits for it instead.
+        await write.patch(
+          SAMPLEDBS,
+          { namespace: instance.namespace, name: instance.name },
+          {
+            metadata: { annotations: { [ANNOTATIONS.switchoverTo]: next.target } },
+          },
+        );
+        await event(
+          'Normal',
+          EVENT_REASONS.upgradeStep,
+          `Handing the primary over to ${next.target} before the upgrade from ${route.fromMajor} to ${route.toMajor}: the upgrade converts its volume and runs it alone until verified.`,
         );
         break;
       case 'create-preflight':

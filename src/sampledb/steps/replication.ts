@@ -41,7 +41,8 @@ import {
 } from '../replication/objects.ts';
 import { replicationRolesJob, replicationRolesJobName } from '../replication/roles-job.ts';
 import { instancesStatus, isoSeconds, replicationConditions } from '../replication/status.ts';
-import { CONFIGMAPS, JOBS, PODS, PVCS, SAMPLEDBS, SECRETS, SERVICES } from '../resources.ts';
+import { CONFIGMAPS, JOBS, PODS, PVCS, SAMPLEDBS, SECRETS, SERVICES, STATEFULSETS } from '../resources.ts';
+import { upgradingToOf } from '../upgrade/workload.ts';
 import type { ClusterView } from '../view.ts';
 import type { Writer } from '../writer.ts';
 import { halt, type Step } from './context.ts';
@@ -366,6 +367,13 @@ export const reconcileReplication: Step = {
       published?.term !== undefined
         ? { primary: published.primary ?? '', term: Number(published.term) }
         : undefined;
+    // From the moment a major upgrade takes the files offline until it is done or rolled back (the StatefulSet
+    // records it), the upgrade owns the pods: pod 0 runs alone, stopped and started on purpose.
+    const upgradingTo = upgradingToOf(view.get(STATEFULSETS, instance.namespace, instance.names.statefulSet));
+    const paused =
+      upgradingTo === undefined
+        ? undefined
+        : `a major upgrade to PostgreSQL ${upgradingTo} runs ${instance.names.pod} alone; elections wait until it ends`;
     let last: { action: ReplicationAction; members: MemberObservation[] } | undefined;
     for (let i = 0; i < ACTIONS_PER_RECONCILE; i++) {
       const { members, pods } = await observeMembers(
@@ -379,6 +387,7 @@ export const reconcileReplication: Step = {
         failoverDelayMs: instance.spec.replication.failoverDelaySeconds * 1000,
         rejoinAfterMs: REJOIN_AFTER_SECONDS * 1000,
         switchoverTimeoutMs: SWITCHOVER_TIMEOUT_MS,
+        ...(paused ? { paused } : {}),
         record,
         ...(publishedRecord ? { published: publishedRecord } : {}),
         members,

@@ -5,7 +5,6 @@
 
 import { EVENT_REASONS, REASONS, SAMPLEDB_CONDITIONS } from '../../api/index.ts';
 import type { ConditionInput } from '../../runtime/index.ts';
-import { replicated } from '../replication/objects.ts';
 import { JOBS, PODS } from '../resources.ts';
 import {
   currentVersionOf,
@@ -74,28 +73,21 @@ export const reportVersion: Step = {
     const held = ctx.observed.heldMajor;
     if (held) {
       const refused = held.toMajor < held.fromMajor;
-      const withReplicas = !refused && replicated(instance);
       const condition = upgrading(
         'False',
-        refused
-          ? REASONS.downgradeRefused
-          : withReplicas
-            ? REASONS.majorUpgradeWithReplicas
-            : REASONS.majorUpgrade,
+        refused ? REASONS.downgradeRefused : REASONS.majorUpgrade,
         refused
           ? `The spec asks for PostgreSQL ${held.toMajor}, below the ${held.fromMajor} of the data files: a server cannot run them. The StatefulSet stays on ${held.fromMajor}; set spec.version back to ${held.fromMajor}.`
-          : withReplicas
-            ? `The spec asks for PostgreSQL ${held.toMajor}, but a major upgrade of a SampleDB with replicas is not built: the instances stay on ${held.fromMajor}, untouched. Set spec.version back to ${held.fromMajor}, or restore a backup into a new SampleDB on ${held.toMajor}.`
-            : `The spec asks for PostgreSQL ${held.toMajor}; the data files are ${held.fromMajor}. This operator version does not run major upgrades yet: the StatefulSet stays on its ${held.fromMajor} image, untouched. Set spec.version back to ${held.fromMajor}, or restore a backup into a new SampleDB on ${held.toMajor}.`,
+          : `The spec asks for PostgreSQL ${held.toMajor}; the data files are ${held.fromMajor}. This operator version does not run major upgrades yet: the StatefulSet stays on its ${held.fromMajor} image, untouched. Set spec.version back to ${held.fromMajor}, or restore a backup into a new SampleDB on ${held.toMajor}.`,
       );
       const previousReason = instance.object.status?.conditions?.find(
         (c) => c.type === SAMPLEDB_CONDITIONS.upgrading,
       )?.reason;
-      if ((refused || withReplicas) && previousReason !== condition.reason) {
+      if (refused && previousReason !== condition.reason) {
         await write.event({
           regarding: instance.object,
           type: 'Warning',
-          reason: refused ? EVENT_REASONS.downgradeRefused : EVENT_REASONS.majorUpgradeRefused,
+          reason: EVENT_REASONS.downgradeRefused,
           action: 'Refused',
           note: condition.message,
         });

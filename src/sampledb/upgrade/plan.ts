@@ -11,6 +11,8 @@
 // The upgrade Job keeps the old files (pg_upgrade in copy mode, the old directory renamed aside), so the rollback
 // Job only has to put them back; the cleanup Job removes them once the new server answered. See ADR 0009.
 
+import { ANNOTATIONS } from '../../api/index.ts';
+
 export type JobState =
   | { state: 'running' }
   | { state: 'succeeded'; completedAt?: string }
@@ -23,6 +25,18 @@ export interface UpgradeObservation {
   oldImage: string;
   /** The image of the new major (the spec's). */
   newImage: string;
+  /**
+   * How many pods the StatefulSet runs while the files are online: spec.instances, or more while the recorded
+   * primary's ordinal is higher (absent: 1).
+   */
+  upReplicas?: number;
+  /**
+   * A replicated SampleDB (instances > 1). The upgrade converts pod 0's volume and runs pod 0 alone until it is
+   * verified, then the replicas come back and clone the upgraded primary, so the primary must be pod 0 before the
+   * files go offline: a switchover to it is asked for first. `primaryOrdinal`: the election record's primary
+   * (absent: none yet, or a handover is under way); `switchoverTo`: the annotation, if set.
+   */
+  replication?: { primaryOrdinal?: number; switchoverTo?: string };
   /** Whether the maintenance window (if any) allows starting now, and when it opens next. */
   window: { open: boolean; opensAt?: string };
   backup?: { name: string; phase?: string; message?: string };
@@ -53,6 +67,7 @@ export interface UpgradeObservation {
 export type UpgradeStepName =
   | 'WaitingForWindow'
   | 'Backup'
+  | 'Switchover'
   | 'Stopping'
   | 'Preflight'
   | 'Upgrade'
@@ -66,8 +81,11 @@ export type UpgradeStepName =
 /** What the StatefulSet must look like for this step. */
 export interface WorkloadDirective {
   image: string;
-  /** 0 while the data files are offline (preflight, upgrade, rollback). */
-  replicas: 0 | 1;
+  /**
+   * 0 while the data files are offline (preflight, upgrade, rollback); 1 while the new server starts and is
+   * verified on pod 0 alone; all of them otherwise.
+   */
+  replicas: number;
   /** The major of the data files as the pod will use them. */
   dataMajor: number;
   /**
@@ -81,6 +99,8 @@ export interface WorkloadDirective {
 export type UpgradeAction =
   | { kind: 'wait'; why: string; requeueAfterMs?: number }
   | { kind: 'create-backup'; name: string }
+  /** Set the switchover annotation to `target` (pod 0), so the replication step hands the primary to it. */
+  | { kind: 'request-switchover'; target: string }
   | { kind: 'create-preflight' }
   | { kind: 'create-upgrade' }
   | { kind: 'create-verify' }
@@ -137,7 +157,7 @@ export function retryWanted(
 ): boolean {
   return (
     plan.step === 'Failed' &&
-    plan.workload.replicas === 1 &&
+    plan.workload.replicas > 0 &&
     plan.workload.dataMajor === fromMajor &&
     request !== undefined &&
     request !== record?.retryRequest
@@ -160,9 +180,11 @@ function verificationFailure(obs: UpgradeObservation): string | undefined {
 
 /** The next thing to do in the major upgrade from `fromMajor` to `toMajor`. */
 export function planUpgrade(obs: UpgradeObservation, sampleDbName: string, attempt = 1): UpgradePlan {
-  const oldUp: WorkloadDirective = { image: obs.oldImage, replicas: 1, dataMajor: obs.fromMajor };
+  const upReplicas = obs.upReplicas ?? 1;
+  const oldUp: WorkloadDirective = { image: obs.oldImage, replicas: upReplicas, dataMajor: obs.fromMajor };
   const oldDown: WorkloadDirective = { ...oldUp, replicas: 0 };
   const newUp: WorkloadDirective = { image: obs.newImage, replicas: 1, dataMajor: obs.toMajor };
+  const newAll: WorkloadDirective = { ...newUp, replicas: upReplicas };
   const backup = obs.backup?.name;
   const plan = (
     step: UpgradeStepName,
@@ -174,7 +196,7 @@ export function planUpgrade(obs: UpgradeObservation, sampleDbName: string, attem
     // Settled: Done (new files, new server), or Failed with the old server up (old files). Before the files go
     // offline (window, backup, a preflight that failed) nothing has touched them.
     workload:
-      step === 'Done' || (workload.replicas === 1 && workload.dataMajor === obs.fromMajor)
+      step === 'Done' || (workload.replicas > 0 && workload.dataMajor === obs.fromMajor)
         ? workload
         : { ...workload, upgradingTo: obs.toMajor },
     next,
@@ -184,6 +206,33 @@ export function planUpgrade(obs: UpgradeObservation, sampleDbName: string, attem
   const stsAt = (w: WorkloadDirective) =>
     obs.statefulSet.replicas === w.replicas && obs.statefulSet.image === w.image;
   const stopped = stsAt(oldDown) && !obs.statefulSet.podExists;
+  // The files go offline only with the primary on pod 0 (the volume the Jobs convert, the pod that runs alone).
+  // Once the StatefulSet is at 0 the elections are paused (the replication step sees the upgrade recorded), so the
+  // primary cannot move away from pod 0 any more.
+  const stop = (why: string): UpgradePlan => {
+    const pod0 = `${sampleDbName}-0`;
+    const replication = obs.replication;
+    if (replication && obs.statefulSet.replicas > 0 && replication.primaryOrdinal !== 0) {
+      if (replication.primaryOrdinal === undefined) {
+        return plan('Switchover', oldUp, {
+          kind: 'wait',
+          why: 'no primary is elected, or a handover is under way; the upgrade stops the instances after it',
+        });
+      }
+      const primary = `${sampleDbName}-${replication.primaryOrdinal}`;
+      if (replication.switchoverTo === undefined) {
+        return plan('Switchover', oldUp, { kind: 'request-switchover', target: pod0 });
+      }
+      return plan('Switchover', oldUp, {
+        kind: 'wait',
+        why:
+          replication.switchoverTo === pod0
+            ? `handing the primary over from ${primary} to ${pod0} (the upgrade converts ${pod0}'s volume and runs it alone)`
+            : `a switchover to ${replication.switchoverTo} is asked for (annotation ${ANNOTATIONS.switchoverTo}); the upgrade needs the primary on ${pod0} and waits until that switchover ends`,
+      });
+    }
+    return plan('Stopping', oldDown, { kind: 'wait', why });
+  };
 
   // A rollback, once started, is carried through whatever else the cluster shows.
   if (obs.rollback) {
@@ -223,7 +272,7 @@ export function planUpgrade(obs: UpgradeObservation, sampleDbName: string, attem
       ? plan('RollingBack', oldDown, { kind: 'create-rollback', cause }, cause)
       : plan('RollingBack', oldDown, { kind: 'wait', why: 'stopping the new server' }, cause);
 
-  if (obs.cleanup?.state === 'succeeded') return plan('Done', newUp, { kind: 'none' });
+  if (obs.cleanup?.state === 'succeeded') return plan('Done', newAll, { kind: 'none' });
   if (obs.cleanup) {
     // The new server has been verified: a failed cleanup only leaves the old files behind, it is no reason to go back.
     const why =
@@ -259,15 +308,13 @@ export function planUpgrade(obs: UpgradeObservation, sampleDbName: string, attem
   if (obs.preflight?.state === 'succeeded') {
     // Normally stopped since before the preflight; not when the old server started again in between (an upgrade
     // abandoned after its preflight, then asked for again): pg_upgrade never runs beside a server.
-    if (!stopped)
-      return plan('Stopping', oldDown, { kind: 'wait', why: `stopping PostgreSQL ${obs.fromMajor}` });
+    if (!stopped) return stop(`stopping PostgreSQL ${obs.fromMajor}`);
     return plan('Upgrade', oldDown, { kind: 'create-upgrade' });
   }
   if (obs.preflight) return plan('Preflight', oldDown, { kind: 'wait', why: 'pg_upgrade --check runs' });
 
   if (obs.backup?.phase === 'Completed') {
-    if (!stopped)
-      return plan('Stopping', oldDown, { kind: 'wait', why: `stopping PostgreSQL ${obs.fromMajor}` });
+    if (!stopped) return stop(`stopping PostgreSQL ${obs.fromMajor}`);
     return plan('Preflight', oldDown, { kind: 'create-preflight' });
   }
   if (obs.backup?.phase === 'Failed') {

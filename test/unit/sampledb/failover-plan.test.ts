@@ -927,3 +927,47 @@ describe('planReplication carried out on a model cluster', () => {
     });
   }
 });
+
+describe('planReplication while a major upgrade runs (paused)', () => {
+  const paused = 'a major upgrade to PostgreSQL 17 runs db-0 alone';
+  const published = { primary: 'db-0', term: 1 };
+
+  it('keeps the record published as it is while every pod is going away, and elects nobody', () => {
+    const members = [
+      primary('db-0', 300n, { pod: 'terminating', ready: false }),
+      replica('db-1', 300n, { pod: 'terminating' }),
+      gone('db-2'),
+    ];
+    assert.deepEqual(next({ members, published, paused }), {
+      kind: 'wait',
+      term: 1,
+      why: paused,
+      retryInMs: 2000,
+    });
+    const allGone = [gone('db-0'), gone('db-1'), gone('db-2')];
+    assert.equal(next({ members: allGone, published, paused }).kind, 'wait');
+    // A stale publication (NOBODY from before the pause) is put back to the record, so pod 0 starts as the primary.
+    assert.deepEqual(next({ members: allGone, published: { primary: NOBODY, term: 1 }, paused }), {
+      kind: 'publish',
+      term: 1,
+      primary: 'db-0',
+    });
+  });
+
+  it('labels the upgraded pod 0 once it answers as the primary, and fences or re-clones nothing', () => {
+    const fresh = primary('db-0', 10n, { roleLabel: undefined, termLabel: undefined });
+    assert.deepEqual(next({ members: [fresh, gone('db-1'), gone('db-2')], published, paused }), {
+      kind: 'label',
+      term: 1,
+      pod: 'db-0',
+      role: 'primary',
+    });
+    // Without the pause the same fresh, unlabelled pod is a replaced primary: it is failed over from.
+    assert.notEqual(next({ members: [fresh, gone('db-1'), gone('db-2')], published }).kind, 'wait');
+    const diverged = replica('db-1', 900n, { sql: { inRecovery: true, lsn: 900n, streaming: false } });
+    assert.equal(
+      next({ members: [primary('db-0', 300n), diverged, gone('db-2')], published, paused }).kind,
+      'wait',
+    );
+  });
+});

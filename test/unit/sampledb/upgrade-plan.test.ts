@@ -275,3 +275,79 @@ describe('planUpgrade', () => {
     assert.equal(again.next.kind, 'wait');
   });
 });
+
+describe('planUpgrade with replicas', () => {
+  /** Three instances, the primary elected on `primaryOrdinal`; a switchover asked for completes one tick later. */
+  function replicated(primaryOrdinal: number | undefined, fail: Iterable<JobName> = []) {
+    const world = new World(fail);
+    world.obs.upReplicas = 3;
+    world.obs.statefulSet.replicas = 3;
+    world.obs.replication = primaryOrdinal === undefined ? {} : { primaryOrdinal };
+    const step = (): UpgradePlan => {
+      const plan = world.tick();
+      const replication = world.obs.replication ?? {};
+      if (plan.next.kind === 'request-switchover') {
+        assert.equal(plan.next.target, 'orders-0');
+        world.obs.replication = { ...replication, switchoverTo: plan.next.target };
+      } else if (replication.switchoverTo === 'orders-0') {
+        world.obs.replication = { primaryOrdinal: 0 };
+      }
+      return plan;
+    };
+    return { world, step };
+  }
+
+  it('hands the primary to pod 0 before the files go offline, runs pod 0 alone, then all replicas on the new major', () => {
+    const { world, step } = replicated(2);
+    const steps: string[] = [];
+    let plan = step();
+    for (let i = 0; i < 60 && plan.next.kind !== 'none'; i++) {
+      steps.push(plan.step);
+      // Offline (0) or the new server alone (1) only with the primary on pod 0.
+      if (plan.workload.replicas < 3) assert.equal(world.obs.replication?.primaryOrdinal, 0, plan.step);
+      plan = step();
+    }
+    assert.equal(plan.step, 'Done');
+    assert.deepEqual(plan.workload, { image: NEW, replicas: 3, dataMajor: 17 });
+    assert.ok(steps.includes('Switchover'), `${steps}`);
+    assert.equal(world.actions.filter((a) => a === 'request-switchover').length, 1);
+    // The backup is taken before the switchover: the files are online either way.
+    assert.ok(world.actions.indexOf('create-backup') < world.actions.indexOf('request-switchover'));
+  });
+
+  it('with the primary on pod 0 already: no switchover', () => {
+    const { world, step } = replicated(0);
+    let plan = step();
+    for (let i = 0; i < 60 && plan.next.kind !== 'none'; i++) plan = step();
+    assert.equal(plan.step, 'Done');
+    assert.ok(!world.actions.includes('request-switchover'));
+  });
+
+  it('a failure anywhere returns all replicas to the old major and files', () => {
+    for (const fail of [['preflight'], ['upgrade'], ['verify']] as const) {
+      const { world, step } = replicated(0, fail);
+      let plan = step();
+      for (let i = 0; i < 60 && plan.next.kind !== 'none'; i++) plan = step();
+      assert.equal(plan.step, 'Failed', `${fail}`);
+      assert.deepEqual(plan.workload, { image: OLD, replicas: 3, dataMajor: 15 }, `${fail}`);
+      assert.equal(world.files, 15);
+    }
+  });
+
+  it("waits for a user's switchover to another pod, and for an election, without stopping anything", () => {
+    const { world } = replicated(1);
+    world.obs.backup = { name: 'orders-pre-upgrade-17', phase: 'Completed' };
+    world.obs.replication = { primaryOrdinal: 1, switchoverTo: 'orders-2' };
+    let plan = planUpgrade(world.obs, 'orders');
+    assert.equal(plan.step, 'Switchover');
+    assert.equal(plan.next.kind, 'wait');
+    assert.match(plan.next.kind === 'wait' ? plan.next.why : '', /switchover to orders-2 is asked for/);
+    assert.equal(plan.workload.replicas, 3);
+    assert.equal(plan.workload.upgradingTo, undefined);
+    world.obs.replication = {};
+    plan = planUpgrade(world.obs, 'orders');
+    assert.equal(plan.step, 'Switchover');
+    assert.equal(plan.next.kind, 'wait');
+    assert.equal(plan.workload.replicas, 3);
+  });
+});

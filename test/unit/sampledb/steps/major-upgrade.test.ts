@@ -198,33 +198,36 @@ describe('major upgrade through the reconcile (fake apiserver)', () => {
     assert.ok(!cluster.jobsRun.includes('orders-upgrade-17-cleanup'));
   });
 
-  it('refuses a major upgrade once the SampleDB has replicas: nothing touched, one Warning Event', async () => {
+  it('with replicas and the primary off pod 0: asks for a switchover to pod 0 before anything goes offline', async () => {
     const cluster = await onFifteen();
     const db = cluster.db();
-    // A SampleDB that had replicas (the record stays after a scale down to one): still replicated.
+    // A SampleDB that had replicas, its primary elected on orders-1 (the record stays after a scale down to one).
     cluster.api.put(SAMPLEDBS, {
       ...db,
-      status: { ...db.status, replication: { primary: 'orders-0', term: 1, instances: [] } },
+      status: { ...db.status, replication: { primary: 'orders-1', term: 2, instances: [] } },
     });
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < 4; i++) {
       await cluster.reconcile();
       await cluster.play();
     }
-    const condition = upgrading(cluster.db());
-    assert.equal(condition?.status, 'False');
-    assert.equal(condition?.reason, 'MajorUpgradeWithReplicas');
-    assert.match(condition?.message ?? '', /stay on 15, untouched/);
+    const after = cluster.db();
+    assert.equal(after.metadata.annotations?.['sampledb.io/switchover-to'], 'orders-0');
+    assert.equal(after.status?.upgrade?.step, 'Switchover');
+    const condition = upgrading(after);
+    assert.equal(condition?.status, 'True');
+    assert.match(condition?.message ?? '', /handing the primary over from orders-1 to orders-0/);
+    // The pre-upgrade backup ran (the files were online); nothing offline did, and the StatefulSet is not stopped.
+    assert.ok(
+      cluster.jobsRun.every((name) => !/-upgrade-17-(preflight|upgrade)$/.test(name)),
+      `${cluster.jobsRun}`,
+    );
     assert.equal(cluster.stsImage(), 'docker.io/library/postgres:15');
-    // Only the replication roles Job of a replicated SampleDB ran: no upgrade Job, no backup.
-    assert.deepEqual(
-      cluster.jobsRun.filter((name) => !name.startsWith('orders-roles-')),
-      [],
+    const sts = cluster.api.get(STATEFULSETS, 'shop', 'orders') as V1StatefulSet;
+    assert.ok((sts.spec?.replicas ?? 0) > 0);
+    const asked = cluster.api.events.filter((e) =>
+      /Handing the primary over to orders-0/.test((e as { note?: string }).note ?? ''),
     );
-    assert.equal(cluster.api.get(SAMPLEDB_BACKUPS, 'shop', 'orders-pre-upgrade-17'), undefined);
-    const refused = cluster.api.events.filter(
-      (e) => (e as { reason?: string }).reason === 'MajorUpgradeRefused',
-    );
-    assert.equal(refused.length, 1);
+    assert.equal(asked.length, 1);
   });
 
   it('waits for the maintenance window before the backup, and says until when', async () => {
