@@ -207,9 +207,9 @@ export function planUpgrade(obs: UpgradeObservation, sampleDbName: string, attem
     obs.statefulSet.replicas === w.replicas && obs.statefulSet.image === w.image;
   const stopped = stsAt(oldDown) && !obs.statefulSet.podExists;
   // The files go offline only with the primary on pod 0 (the volume the Jobs convert, the pod that runs alone).
-  // Once the StatefulSet is at 0 the elections are paused (the replication step sees the upgrade recorded), so the
-  // primary cannot move away from pod 0 any more.
-  const stop = (why: string): UpgradePlan => {
+  // From then on the StatefulSet records the upgrade and the elections are paused (the replication step reads it),
+  // so the primary cannot move away from pod 0 any more.
+  const stop = (): UpgradePlan => {
     const pod0 = `${sampleDbName}-0`;
     const replication = obs.replication;
     if (replication && obs.statefulSet.replicas > 0 && replication.primaryOrdinal !== 0) {
@@ -231,7 +231,7 @@ export function planUpgrade(obs: UpgradeObservation, sampleDbName: string, attem
             : `a switchover to ${replication.switchoverTo} is asked for (annotation ${ANNOTATIONS.switchoverTo}); the upgrade needs the primary on ${pod0} and waits until that switchover ends`,
       });
     }
-    return plan('Stopping', oldDown, { kind: 'wait', why });
+    return plan('Stopping', oldDown, { kind: 'wait', why: `stopping PostgreSQL ${obs.fromMajor}` });
   };
 
   // A rollback, once started, is carried through whatever else the cluster shows.
@@ -308,13 +308,13 @@ export function planUpgrade(obs: UpgradeObservation, sampleDbName: string, attem
   if (obs.preflight?.state === 'succeeded') {
     // Normally stopped since before the preflight; not when the old server started again in between (an upgrade
     // abandoned after its preflight, then asked for again): pg_upgrade never runs beside a server.
-    if (!stopped) return stop(`stopping PostgreSQL ${obs.fromMajor}`);
+    if (!stopped) return stop();
     return plan('Upgrade', oldDown, { kind: 'create-upgrade' });
   }
   if (obs.preflight) return plan('Preflight', oldDown, { kind: 'wait', why: 'pg_upgrade --check runs' });
 
   if (obs.backup?.phase === 'Completed') {
-    if (!stopped) return stop(`stopping PostgreSQL ${obs.fromMajor}`);
+    if (!stopped) return stop();
     return plan('Preflight', oldDown, { kind: 'create-preflight' });
   }
   if (obs.backup?.phase === 'Failed') {
