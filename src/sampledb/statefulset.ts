@@ -55,8 +55,12 @@ export const readinessProbe = (): V1Probe => execProbe(`exec ${PG_ISREADY}`, 10,
  * recovery must not get the pod killed. Only no answer at all (exit 2) counts as dead.
  */
 export const livenessProbe = (): V1Probe => execProbe(`${PG_ISREADY}; [ $? -ne 2 ]`, 10, 6);
-/** Up to 30 minutes for initdb, crash recovery or a restore before liveness takes over. */
-export const startupProbe = (): V1Probe => execProbe(`exec ${PG_ISREADY}`, 10, 180);
+/**
+ * Up to 30 minutes for initdb, crash recovery or a restore before liveness takes over. Every second: the pod is
+ * Ready (and so the init Job's record, the client Service's endpoints and the Ready phase) within a second of the
+ * server accepting connections, not up to ten seconds later; the probe runs only until it first succeeds.
+ */
+export const startupProbe = (): V1Probe => execProbe(`exec ${PG_ISREADY}`, 1, 1800);
 
 function resourcesOf(spec: ResolvedSampleDbSpec): V1ResourceRequirements {
   const defined = (values: { cpu?: string; memory?: string }) =>

@@ -27,7 +27,8 @@ wait_for_server() {
     if [ "$(date +%s)" -ge "$deadline" ]; then
       fail "PostgreSQL at $PGHOST:$PGPORT did not accept connections within $SAMPLEDB_WAIT_SECONDS seconds"
     fi
-    sleep 2
+    # The init Job starts while initdb runs: a short pause lets it in soon after the server listens.
+    sleep 0.5
   done
   log "PostgreSQL at $PGHOST:$PGPORT accepts connections"
 }
@@ -58,12 +59,21 @@ verify_dump() {
   log "checksum of $dump verified (sha256:$actual)"
 }
 
-# Restores a verified dump into SAMPLEDB_DATABASE in one transaction, objects owned by SAMPLEDB_OWNER.
+# Restores a dump into SAMPLEDB_DATABASE in one transaction (a failure changes nothing), after verifying it, with
+# every object owned by SAMPLEDB_OWNER: a dump restored into another server, whose roles may differ.
 restore_dump() {
   verify_dump "$1"
   pg_restore --clean --if-exists --no-owner --role="$SAMPLEDB_OWNER" --single-transaction \
     -d "$SAMPLEDB_DATABASE" "$1"
   log "restored $1 into database $SAMPLEDB_DATABASE"
+}
+
+# Restores an already verified dump of this same database back into it, in one transaction, as the superuser with
+# the owners the dump recorded: objects that another role owns (a table the superuser created, an extension) are
+# dropped and come back as they were, where restoring as the owner would fail on them ("must be owner of table").
+restore_own_dump() {
+  pg_restore --clean --if-exists --single-transaction -d "$SAMPLEDB_DATABASE" "$1"
+  log "restored $1 into database $SAMPLEDB_DATABASE (owners as recorded)"
 }
 
 # Per-table row counts of the database psql connects to, one "schema.table|rows" line per table: what a backup

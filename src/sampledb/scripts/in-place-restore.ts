@@ -1,6 +1,6 @@
 // The in-place restore Job's script (SampleDBRestore), also used to put the safety backup back: end the sessions
 // still open on the database (clients are already cut off at the Service), restore the verified dump with
-// pg_restore --clean in one transaction, then check the restored tables against the row counts the backup recorded.
+// pg_restore --clean in one transaction (as the superuser, keeping the owners the dump recorded), then check the restored tables against the row counts the backup recorded.
 import { COMMON_FUNCTIONS } from './common.ts';
 import { type RestoreScriptSettings, restoreScriptEnv } from './restore.ts';
 
@@ -42,7 +42,7 @@ verify_dump "$dump"
 psql_run -d postgres -tA -v db="$SAMPLEDB_DATABASE" <<'SQL'
 SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = :'db' AND pid <> pg_backend_pid();
 SQL
-restore_dump "$dump"
+restore_own_dump "$dump"
 tables=0
 if [ -f "$recorded" ]; then
   count_rows_sql | psql_run -tA -d "$SAMPLEDB_DATABASE" | sort > /tmp/restored.counts

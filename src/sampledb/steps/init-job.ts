@@ -1,6 +1,7 @@
-// The init Job: created once the database pod is ready (never re-applied: a Job's pod template is immutable, and a
+// The init Job: created once the database server is starting (see serverStarting) (never re-applied: a Job's pod template is immutable, and a
 // finished Job is the record that initialization happened). With bootstrap.fromBackup it restores that backup.
-import { REASONS, SAMPLEDB_CONDITIONS, type SampleDbBackupObject } from '../../api/index.ts';
+import type { V1Pod } from '@kubernetes/client-node';
+import { CONTAINERS, REASONS, SAMPLEDB_CONDITIONS, type SampleDbBackupObject } from '../../api/index.ts';
 import { initJob, type RestoreSource } from '../init-job.ts';
 import type { SampleDbInstance } from '../instance.ts';
 import { JOBS, PODS, SAMPLEDB_BACKUPS } from '../resources.ts';
@@ -49,8 +50,28 @@ export function resolveRestoreSource(
   return { ok: true, source: { ...location, ...(status.checksum ? { checksum: status.checksum } : {}) } };
 }
 
-function initPrerequisites(instance: SampleDbInstance, observed: Readonly<Observation>): boolean {
-  if ((observed.statefulSet?.status?.readyReplicas ?? 0) < 1) return false;
+/**
+ * The database server is starting or up: a ready replica, or the primary pod's postgres container running. The Job
+ * is created from then on rather than once the pod is Ready, so its pod starts while initdb runs (its script waits
+ * for the server to accept connections): the owner can log in about as soon as the server listens, instead of a
+ * readiness probe and a Job pod start later. Not before the container runs: a pod that is not scheduled yet must not
+ * use up the Job's wait and retries.
+ */
+export function serverStarting(
+  statefulSet: Observation['statefulSet'],
+  primaryPod: V1Pod | undefined,
+): boolean {
+  if ((statefulSet?.status?.readyReplicas ?? 0) >= 1) return true;
+  const postgres = primaryPod?.status?.containerStatuses?.find((c) => c.name === CONTAINERS.postgres);
+  return Boolean(postgres?.state?.running) && !primaryPod?.metadata?.deletionTimestamp;
+}
+
+function initPrerequisites(
+  instance: SampleDbInstance,
+  observed: Readonly<Observation>,
+  primaryPod: V1Pod | undefined,
+): boolean {
+  if (!serverStarting(observed.statefulSet, primaryPod)) return false;
   if (!observed.credentialsSecret) return false;
   const initSql = instance.spec.bootstrap.initSQL;
   if (initSql && observed.initSqlConfigMap?.data?.[initSql.key] === undefined) return false;
@@ -65,7 +86,8 @@ export const ensureInitJob: Step = {
     const existing = view.get(JOBS, namespace, names.initJob);
     if (existing)
       return { observed: { initJob: existing, initJobPods: view.ownedBy(PODS, existing.metadata.uid) } };
-    if (!initPrerequisites(instance, observed)) return undefined;
+    if (!initPrerequisites(instance, observed, view.get(PODS, namespace, instance.primary.pod)))
+      return undefined;
     let restore: RestoreSource | undefined;
     const fromBackup = instance.spec.bootstrap.fromBackup?.name;
     if (fromBackup) {

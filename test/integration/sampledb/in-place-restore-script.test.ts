@@ -91,6 +91,30 @@ describe('in-place restore against PostgreSQL', {
     assert.equal(pg.query("SELECT tableowner FROM pg_tables WHERE tablename = 'items'", 'app'), 'app');
   });
 
+  it('objects another role owns (the superuser) are restored too, each with the owner it had', async () => {
+    pg.query(
+      'CREATE TABLE audit (id int PRIMARY KEY); INSERT INTO audit SELECT generate_series(1, 7);',
+      'app',
+    );
+    try {
+      const taken = await backup('mixed-owners');
+      pg.query('DELETE FROM audit WHERE id > 3', 'app');
+      const run = await restoreInPlace(taken.dump, taken.checksum);
+      // Restored as the owner, dropping the superuser's table failed with "must be owner of table audit".
+      assert.equal(run.code, 0, `${run.stderr}\n${run.message}`);
+      assert.equal(pg.query('SELECT count(*) FROM audit', 'app'), '7');
+      assert.equal(
+        pg.query(
+          "SELECT string_agg(tablename || ':' || tableowner, ',' ORDER BY tablename) FROM pg_tables WHERE schemaname = 'public'",
+          'app',
+        ),
+        `audit:${pg.superuser},items:app`,
+      );
+    } finally {
+      pg.query('DROP TABLE IF EXISTS audit', 'app');
+    }
+  });
+
   it('a result that differs from the recorded counts fails as a verification failure', async () => {
     const taken = await backup('tampered');
     const counts = join(dir(), 'tampered.counts');

@@ -273,7 +273,7 @@ describe('SampleDB lifecycle (operator process, ServiceAccount RBAC, kwok)', { c
     assert.equal(
       await getOrUndefined(env.http, JOBS, mns, 'ledger-init'),
       undefined,
-      'no init Job before the pod is ready',
+      'no init Job before the database container runs (this pod has not started)',
     );
 
     gate(manualGates, `${mns}/database`).open();
