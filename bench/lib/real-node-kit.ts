@@ -4,23 +4,19 @@
 import { spawn } from 'node:child_process';
 import { pollUntil } from '../../src/envtest/index.ts';
 import type { E2eCluster } from '../../test/e2e/support/cluster.ts';
+import { kubectlJson, kubectlOk } from '../../test/e2e/support/sampledb.ts';
+
+export { kubectlJson };
 
 export type Json = Record<string, unknown>;
 
-export async function kubectlJson<T>(cluster: E2eCluster, args: string[]): Promise<T | undefined> {
-  const result = await cluster.kubectl([...args, '-o', 'json']);
-  if (result.code !== 0) {
-    if (/NotFound|not found/.test(result.stderr)) return undefined;
-    throw new Error(`kubectl ${args.join(' ')}: ${result.stderr}`);
-  }
-  return JSON.parse(result.stdout) as T;
-}
-
+/** Server-side apply of `objects`, as a user's `kubectl apply --server-side` does. */
 export async function applyObjects(cluster: E2eCluster, objects: readonly Json[]): Promise<void> {
-  const result = await cluster.kubectl(['apply', '--server-side', '-f', '-'], {
-    input: objects.map((o) => JSON.stringify(o)).join('\n'),
-  });
-  if (result.code !== 0) throw new Error(`kubectl apply: ${result.stderr}`);
+  await kubectlOk(
+    cluster,
+    ['apply', '--server-side', '-f', '-'],
+    objects.map((o) => JSON.stringify(o)).join('\n'),
+  );
 }
 
 export async function secretData(

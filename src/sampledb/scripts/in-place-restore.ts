@@ -1,6 +1,7 @@
 // The in-place restore Job's script (SampleDBRestore), also used to put the safety backup back: end the sessions
 // still open on the database (clients are already cut off at the Service), restore the verified dump with
-// pg_restore --clean in one transaction (as the superuser, keeping the owners the dump recorded), then check the restored tables against the row counts the backup recorded.
+// pg_restore --clean in one transaction (as the superuser, keeping the owners the dump recorded), then check the
+// restored tables against the row counts the backup recorded.
 import { COMMON_FUNCTIONS } from './common.ts';
 import { type RestoreScriptSettings, restoreScriptEnv } from './restore.ts';
 

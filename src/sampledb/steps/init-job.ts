@@ -1,5 +1,6 @@
-// The init Job: created once the database server is starting (see serverStarting) (never re-applied: a Job's pod template is immutable, and a
-// finished Job is the record that initialization happened). With bootstrap.fromBackup it restores that backup.
+// The init Job: created once the database server is starting (`serverStarting`), never re-applied (a Job's pod
+// template is immutable, and a finished Job is the record that initialization happened). With
+// bootstrap.fromBackup it restores that backup.
 import type { V1Pod } from '@kubernetes/client-node';
 import { CONTAINERS, REASONS, SAMPLEDB_CONDITIONS, type SampleDbBackupObject } from '../../api/index.ts';
 import { initJob, type RestoreSource } from '../init-job.ts';
