@@ -91,6 +91,8 @@ export const REASONS = {
   podPending: 'PodPending',
   unschedulable: 'Unschedulable',
   podNotReady: 'PodNotReady',
+  /** The pod is Ready, but the client Service's EndpointSlice does not list it yet: clients would be refused. */
+  serviceNotRouting: 'ServiceNotRouting',
   // Initialized
   initJobPending: 'InitJobPending',
   initJobSucceeded: 'InitJobSucceeded',

@@ -90,6 +90,13 @@ export const WATCHED_NAMESPACE_RULES: readonly PolicyRule[] = [
     why: 'init, backup and restore Jobs (owner references delete them)',
   },
   {
+    apiGroups: ['discovery.k8s.io'],
+    resources: ['endpointslices'],
+    // Only the informer's list and watch (of slices carrying our label): never a get.
+    verbs: ['list', 'watch'],
+    why: 'a SampleDB is Ready only once its client Service routes to the database pod',
+  },
+  {
     apiGroups: ['networking.k8s.io'],
     resources: ['networkpolicies'],
     // No read: the drill records in its status what it created, and deletes by name (a 404 is a deletion done).

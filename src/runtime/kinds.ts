@@ -3,6 +3,7 @@
 import type {
   EventsV1Event,
   V1ConfigMap,
+  V1EndpointSlice,
   V1Job,
   V1Lease,
   V1Namespace,
@@ -53,3 +54,10 @@ export const STORAGE_CLASSES = resourceType<V1StorageClass>(
 );
 export const LEASES = resourceType<V1Lease>('coordination.k8s.io', 'v1', 'leases', 'Lease');
 export const EVENTS = resourceType<EventsV1Event>('events.k8s.io', 'v1', 'events', 'Event');
+/** discovery.k8s.io/v1 EndpointSlice: which pods a Service routes to (kube-proxy programs the node from these). */
+export const ENDPOINT_SLICES = resourceType<V1EndpointSlice>(
+  'discovery.k8s.io',
+  'v1',
+  'endpointslices',
+  'EndpointSlice',
+);

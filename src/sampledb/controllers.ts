@@ -14,6 +14,7 @@ import { registerSampleDbMetrics } from './metrics.ts';
 import { SampleDbReconciler } from './reconciler.ts';
 import {
   CONFIGMAPS,
+  ENDPOINT_SLICES,
   JOBS,
   NAMESPACES,
   PODS,
@@ -72,6 +73,8 @@ export function registerSampleDbControllers(manager: Manager, options: SampleDbC
   // following the specs (a SampleDB's change updates them before its reconcile reads them).
   manager.cache.informerFor(SECRETS, undefined, { labelSelector: MANAGED_SELECTOR });
   manager.cache.informerFor(CONFIGMAPS, undefined, { labelSelector: MANAGED_SELECTOR });
+  // The slices of our Services only: the EndpointSlice controller copies a Service's labels onto its slices.
+  manager.cache.informerFor(ENDPOINT_SLICES, undefined, { labelSelector: MANAGED_SELECTOR });
   const followReferences = () => {
     const dbs = sampleDbs.store.list() as Stored<SampleDbObject>[];
     const refs = dbs.map(referencedObjects);
@@ -106,6 +109,8 @@ export function registerSampleDbControllers(manager: Manager, options: SampleDbC
     watches: [
       { resource: PODS, map: byInstanceLabel },
       { resource: PVCS, map: byInstanceLabel },
+      // The client Service starting to route to the pod is what turns the SampleDB Ready (status.ts).
+      { resource: ENDPOINT_SLICES, map: byInstanceLabel },
       { resource: SECRETS, map: maps.referencedSecret },
       { resource: CONFIGMAPS, map: maps.referencedConfigMap },
       { resource: SAMPLEDB_BACKUPS, map: maps.backupToSampleDbs },

@@ -35,6 +35,7 @@ export const SAMPLEDB_DRILLS = resourceType<SampleDbDrillObject>(
 );
 export {
   CONFIG_MAPS as CONFIGMAPS,
+  ENDPOINT_SLICES,
   JOBS,
   NAMESPACES,
   PERSISTENT_VOLUME_CLAIMS as PVCS,

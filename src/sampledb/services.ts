@@ -1,6 +1,6 @@
 // The headless Service that gives the StatefulSet pod its stable DNS name, and the client Service that publishes
 // the database.
-import type { V1Service } from '@kubernetes/client-node';
+import type { V1EndpointSlice, V1Pod, V1Service } from '@kubernetes/client-node';
 import { ANNOTATIONS, LABELS, POSTGRES_PORT, POSTGRES_PORT_NAME } from '../api/index.ts';
 import type { SampleDbInstance } from './instance.ts';
 import { childMeta } from './meta.ts';
@@ -22,8 +22,36 @@ export const WRITES_STOPPED_COMPONENT = 'writes-stopped';
 export function clientSelector(instance: SampleDbInstance): Record<string, string> {
   // With replicas, the client Service is the read-write one: it selects the elected primary only.
   const writable = replicated(instance) ? roleSelector(instance, 'primary') : databaseSelector(instance);
-  const stopped = instance.object.metadata.annotations?.[ANNOTATIONS.writesStopped];
-  return stopped ? { ...writable, [LABELS.component]: WRITES_STOPPED_COMPONENT } : writable;
+  return writesStopped(instance) ? { ...writable, [LABELS.component]: WRITES_STOPPED_COMPONENT } : writable;
+}
+
+/** Whether a SampleDBRestore has stopped client writes (the client Service then selects no pod). */
+export function writesStopped(instance: SampleDbInstance): boolean {
+  return Boolean(instance.object.metadata.annotations?.[ANNOTATIONS.writesStopped]);
+}
+
+/** The label the EndpointSlice controller puts on each slice of a Service: the Service's name. */
+export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
+
+/**
+ * Whether the client Service routes to `pod`, as the Service's EndpointSlices say. A pod turns Ready before the
+ * EndpointSlice controller lists it, and kube-proxy programs the nodes only from the slices: until then a client of
+ * the Service is refused. The endpoint must be this very pod (its UID: a recreated pod keeps its name) and ready
+ * (an absent ready condition means ready, as the API defines it). `undefined` when no slice of the Service is known
+ * (a cluster without the EndpointSlice controller): there is nothing to judge by.
+ */
+export function serviceRoutesTo(slices: readonly V1EndpointSlice[], pod: V1Pod): boolean | undefined {
+  if (slices.length === 0) return undefined;
+  const { name, uid } = pod.metadata ?? {};
+  return slices.some((slice) =>
+    (slice.endpoints ?? []).some(
+      (endpoint) =>
+        endpoint.targetRef?.kind === 'Pod' &&
+        endpoint.targetRef.name === name &&
+        (!uid || !endpoint.targetRef.uid || endpoint.targetRef.uid === uid) &&
+        endpoint.conditions?.ready !== false,
+    ),
+  );
 }
 
 /** Whether a client Service selects no pod because writes are stopped. */

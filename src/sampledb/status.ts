@@ -6,6 +6,7 @@
 import type {
   V1ConfigMap,
   V1ContainerStatus,
+  V1EndpointSlice,
   V1Job,
   V1PersistentVolumeClaim,
   V1Pod,
@@ -25,6 +26,7 @@ import { PASSWORD_KEY, readCredentials, USERNAME_KEY } from './credentials.ts';
 import { endpointString, type SampleDbInstance } from './instance.ts';
 import { postgresConfig } from './postgres-config.ts';
 import { replicated } from './replication/objects.ts';
+import { serviceRoutesTo, writesStopped } from './services.ts';
 
 /** What the reconciler observed; anything absent was not found. */
 export interface ObservedChildren {
@@ -32,6 +34,8 @@ export interface ObservedChildren {
   /** The database pod: the elected primary's (`SampleDbInstance.primary`), `<name>-0` without replicas. */
   pod?: V1Pod;
   dataPvc?: V1PersistentVolumeClaim;
+  /** The client Service's EndpointSlices: whether it routes to the database pod yet. */
+  clientEndpointSlices?: readonly V1EndpointSlice[];
   /** The superuser's Secret (always generated); read by the publish step, never published. */
   superuserSecret?: V1Secret;
   /** The credentials Secret (generated or the user's). */
@@ -164,6 +168,17 @@ function checkDatabasePod(instance: SampleDbInstance, observed: ObservedChildren
     ? (observed.pod?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false)
     : (sts.status?.readyReplicas ?? 0) >= 1;
   if (ready) {
+    // While a restore has stopped writes the client Service selects nothing on purpose (the restore says so).
+    const routed =
+      writesStopped(instance) || !observed.pod
+        ? undefined
+        : serviceRoutesTo(observed.clientEndpointSlices ?? [], observed.pod);
+    if (routed === false) {
+      return notYet(
+        REASONS.serviceNotRouting,
+        `PostgreSQL in pod ${primary.pod} is ready; Service ${names.clientService} does not route to it yet (its EndpointSlice does not list the pod as ready).`,
+      );
+    }
     return ok(REASONS.databaseReady, `PostgreSQL in pod ${primary.pod} is accepting connections.`);
   }
   const pvcPhase = observed.dataPvc?.status?.phase;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { V1Job, V1Pod, V1Secret, V1StatefulSet } from '@kubernetes/client-node';
-import type { SampleDbObject } from '../../../src/api/index.ts';
+import type { V1EndpointSlice, V1Job, V1Pod, V1Secret, V1StatefulSet } from '@kubernetes/client-node';
+import { ANNOTATIONS, type SampleDbObject } from '../../../src/api/index.ts';
 import { resolveInstance } from '../../../src/sampledb/instance.ts';
 import { type ObservedChildren, sampleDbStatus } from '../../../src/sampledb/status.ts';
 import { sampleDb } from '../../support/sampledb.ts';
@@ -110,6 +110,57 @@ describe('sampleDbStatus', () => {
     assert.equal(status.phase, 'Provisioning');
     assert.equal(conditionOf(status, 'Ready').status, 'False');
     assert.equal(conditionOf(status, 'Provisioned').reason, 'PodPending');
+  });
+
+  describe('the client Service routing to the pod (its EndpointSlices)', () => {
+    const pod: V1Pod = { metadata: { name: 'orders-0', uid: 'pod-2' } };
+    const slice = (...endpoints: Array<{ uid: string; ready?: boolean }>): V1EndpointSlice => ({
+      addressType: 'IPv4',
+      endpoints: endpoints.map(({ uid, ready }) => ({
+        addresses: ['10.0.0.5'],
+        targetRef: { kind: 'Pod', name: 'orders-0', uid },
+        ...(ready === undefined ? {} : { conditions: { ready } }),
+      })),
+    });
+    const withSlices = (...slices: V1EndpointSlice[]): ObservedChildren => ({
+      ...healthy,
+      pod,
+      clientEndpointSlices: slices,
+    });
+
+    it('is not Ready while the slice lists no ready endpoint of this pod, and says why', () => {
+      for (const observed of [
+        withSlices(slice()),
+        withSlices(slice({ uid: 'pod-2', ready: false })),
+        // The pod it replaced, with the same name: the slice has not caught up with the recreation.
+        withSlices(slice({ uid: 'pod-1', ready: true })),
+      ]) {
+        const status = sampleDbStatus(resolveInstance(sampleDb()), observed, NOW);
+        assert.equal(status.phase, 'Provisioning');
+        const provisioned = conditionOf(status, 'Provisioned');
+        assert.equal(provisioned.reason, 'ServiceNotRouting');
+        assert.match(provisioned.message, /Service orders does not route to it yet/);
+        assert.equal(conditionOf(status, 'Ready').reason, 'ServiceNotRouting');
+      }
+    });
+
+    it('is Ready once a slice lists the pod as ready (an absent ready condition means ready)', () => {
+      for (const observed of [
+        withSlices(slice({ uid: 'pod-1', ready: false }), slice({ uid: 'pod-2', ready: true })),
+        withSlices(slice({ uid: 'pod-2' })),
+      ]) {
+        assert.equal(sampleDbStatus(resolveInstance(sampleDb()), observed, NOW).phase, 'Ready');
+      }
+    });
+
+    it('does not judge without slices (no EndpointSlice controller) or while a restore has stopped writes', () => {
+      assert.equal(sampleDbStatus(resolveInstance(sampleDb()), withSlices(), NOW).phase, 'Ready');
+      const stopped = sampleDb({}, { annotations: { [ANNOTATIONS.writesStopped]: '2026-01-01T00:00:00Z' } });
+      assert.equal(
+        conditionOf(sampleDbStatus(resolveInstance(stopped), withSlices(slice()), NOW), 'Provisioned').reason,
+        'DatabaseReady',
+      );
+    });
   });
 
   it('is Pending before the StatefulSet exists', () => {
