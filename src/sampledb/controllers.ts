@@ -73,8 +73,11 @@ export function registerSampleDbControllers(manager: Manager, options: SampleDbC
   // following the specs (a SampleDB's change updates them before its reconcile reads them).
   manager.cache.informerFor(SECRETS, undefined, { labelSelector: MANAGED_SELECTOR });
   manager.cache.informerFor(CONFIGMAPS, undefined, { labelSelector: MANAGED_SELECTOR });
-  // The slices of our Services only: the EndpointSlice controller copies a Service's labels onto its slices.
-  manager.cache.informerFor(ENDPOINT_SLICES, undefined, { labelSelector: MANAGED_SELECTOR });
+  // The slices of our routed Services only: the EndpointSlice controller copies a Service's labels onto its slices,
+  // and marks those of a headless Service (which routes nothing; its pods resolve even while not ready).
+  manager.cache.informerFor(ENDPOINT_SLICES, undefined, {
+    labelSelector: `${MANAGED_SELECTOR},!service.kubernetes.io/headless`,
+  });
   const followReferences = () => {
     const dbs = sampleDbs.store.list() as Stored<SampleDbObject>[];
     const refs = dbs.map(referencedObjects);
