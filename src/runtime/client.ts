@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { applyNeed } from './apply-skip.ts';
 import type { InformerCache } from './cache.ts';
+import { EventSink, type EventSinkOptions, type EventWrite } from './event-sink.ts';
 import { ApiError, type DeleteOptions, type KubeHttp, type PatchType } from './http.ts';
 import { EVENTS } from './kinds.ts';
 import {
@@ -49,10 +50,23 @@ export interface ClientOptions {
   reportingInstance?: string;
   /** Repeats of one event within this window bump its series instead of creating a new Event. */
   eventSeriesWindowMs?: number;
+  /** The queue Event writes go through (capacity, writers, where failures are logged, the drop counter). */
+  events?: EventSinkOptions;
   now?: () => Date;
 }
 
-type SeenEvent = { name: string; namespace: string; count: number; last: number };
+/**
+ * One recorded event's series. `last`/`observed`: the latest repeat (ms, and as a Date for the wire), set when the
+ * repeat is recorded, not when its write runs. `patchQueued`: a series patch is queued and has not started yet.
+ */
+type SeenEvent = {
+  name: string;
+  namespace: string;
+  count: number;
+  last: number;
+  observed: Date;
+  patchQueued?: boolean;
+};
 
 /**
  * The writes a controller makes: server-side apply, status, finalizers with optimistic concurrency, events.
@@ -64,6 +78,8 @@ export class Client {
   readonly #cache: InformerCache | undefined;
   readonly #opts: ClientOptions;
   readonly #events = new Map<string, SeenEvent>();
+  readonly #sink: EventSink;
+  readonly #seriesWindowMs: number;
   readonly #now: () => Date;
 
   constructor(opts: ClientOptions) {
@@ -71,6 +87,8 @@ export class Client {
     this.#cache = opts.cache;
     this.#opts = opts;
     this.fieldManager = opts.fieldManager;
+    this.#sink = new EventSink(opts.events);
+    this.#seriesWindowMs = opts.eventSeriesWindowMs ?? 6 * 60_000;
     this.#now = opts.now ?? (() => new Date());
   }
 
@@ -218,41 +236,103 @@ export class Client {
   }
 
   /**
-   * Records an events.k8s.io/v1 Event. A repeat of the same (object, type, reason, action, note) within the series
-   * window patches the existing Event's series instead of creating another object.
+   * Records an events.k8s.io/v1 Event without waiting for it: the write is queued (event-sink.ts) and the returned
+   * promise is already resolved, so a reconcile never waits on an Event (nor fails because of one). A repeat of the
+   * same (object, type, reason, action, note) within the series window patches the existing Event's series instead
+   * of creating another object. flushEvents() waits for the queued writes.
    */
   async event(input: EventInput): Promise<void> {
-    const { regarding } = input;
-    const namespace = regarding.metadata.namespace || 'default';
-    const dedupKey = [regarding.metadata.uid, input.type, input.reason, input.action, input.note].join(
-      '\u0000',
-    );
     const now = this.#now();
-    const windowMs = this.#opts.eventSeriesWindowMs ?? 6 * 60_000;
-    const seen = this.#events.get(dedupKey);
-    if (seen && now.getTime() - seen.last < windowMs) {
-      seen.count++;
-      seen.last = now.getTime();
-      try {
-        await this.#http.patch(
-          eventsResource,
-          { namespace: seen.namespace, name: seen.name },
-          { series: { count: seen.count, lastObservedTime: microTime(now) } },
-          'merge',
-        );
-        return;
-      } catch (err) {
-        if (!(err instanceof ApiError && err.status === 404)) throw err;
-        // The Event expired meanwhile: fall through and create a fresh one.
-      }
+    const key = dedupKeyOf(input);
+    const seen = this.#events.get(key);
+    if (seen && now.getTime() - seen.last < this.#seriesWindowMs) this.#repeatEvent(key, seen, input, now);
+    else this.#firstEvent(key, input, now);
+  }
+
+  /** Resolves true once every queued Event write is done, false when `timeoutMs` passed first. */
+  flushEvents(timeoutMs: number): Promise<boolean> {
+    return this.#sink.flush(timeoutMs);
+  }
+
+  /** Event writes queued or in flight. */
+  get pendingEvents(): number {
+    return this.#sink.pending;
+  }
+
+  /** Event writes dropped because the queue was full. */
+  get droppedEvents(): number {
+    return this.#sink.dropped;
+  }
+
+  /**
+   * The dedup entry goes in before the write is queued, so a repeat while this create is still in flight bumps the
+   * series (the sink runs its patch after the create: same key) instead of creating a second Event.
+   */
+  #firstEvent(key: string, input: EventInput, now: Date): void {
+    this.#pruneEvents(now.getTime());
+    const namespace = input.regarding.metadata.namespace || 'default';
+    const seen: SeenEvent = {
+      name: eventName(input),
+      namespace,
+      count: 1,
+      last: now.getTime(),
+      observed: now,
+    };
+    this.#events.set(key, seen);
+    const queued = this.#sink.enqueue(
+      this.#eventWrite(key, input, () => this.#createEvent(seen, input, now)),
+    );
+    // Dropped: a repeat must create the Event, not patch one that never was.
+    if (!queued) this.#events.delete(key);
+  }
+
+  /**
+   * Bumps the series now; one queued patch carries every bump made before it starts (it reads the count when it
+   * runs), so a burst of repeats costs one write, not one each.
+   */
+  #repeatEvent(key: string, seen: SeenEvent, input: EventInput, now: Date): void {
+    seen.count++;
+    seen.last = now.getTime();
+    seen.observed = now;
+    if (seen.patchQueued) return;
+    // Set before enqueue: a free writer starts the patch inside enqueue(), and the patch clears the flag as it starts.
+    seen.patchQueued = true;
+    if (!this.#sink.enqueue(this.#eventWrite(key, input, () => this.#patchSeries(seen, input))))
+      seen.patchQueued = false;
+  }
+
+  #eventWrite(key: string, input: EventInput, write: () => Promise<void>): EventWrite {
+    const { kind, metadata } = input.regarding;
+    const ref = metadata.namespace ? `${metadata.namespace}/${metadata.name}` : metadata.name;
+    return { key, regarding: `${kind ?? ''} ${ref}`.trim(), reason: input.reason, write };
+  }
+
+  async #patchSeries(seen: SeenEvent, input: EventInput): Promise<void> {
+    seen.patchQueued = false;
+    try {
+      await this.#http.patch(
+        eventsResource,
+        { namespace: seen.namespace, name: seen.name },
+        { series: { count: seen.count, lastObservedTime: microTime(seen.observed) } },
+        'merge',
+      );
+    } catch (err) {
+      if (!(err instanceof ApiError && err.status === 404)) throw err;
+      // The Event expired meanwhile (or its create failed): a fresh one starts a new series.
+      seen.name = eventName(input);
+      seen.count = 1;
+      await this.#createEvent(seen, input, seen.observed);
     }
-    this.#pruneEvents(now.getTime(), windowMs);
-    const name = `${regarding.metadata.name}.${randomBytes(8).toString('hex')}`;
+  }
+
+  /** `eventTime`: when it first happened, not when the write runs (repeats may have come meanwhile). */
+  async #createEvent(seen: SeenEvent, input: EventInput, eventTime: Date): Promise<void> {
+    const { regarding } = input;
     await this.#http.create(eventsResource, {
       apiVersion: 'events.k8s.io/v1',
       kind: 'Event',
-      metadata: { name, namespace },
-      eventTime: microTime(now),
+      metadata: { name: seen.name, namespace: seen.namespace },
+      eventTime: microTime(eventTime),
       type: input.type,
       reason: input.reason,
       action: input.action,
@@ -268,7 +348,6 @@ export class Client {
         resourceVersion: regarding.metadata.resourceVersion,
       },
     } as KubeObject);
-    this.#events.set(dedupKey, { name, namespace, count: 1, last: now.getTime() });
   }
 
   async #guardedPatch<T extends Writable>(
@@ -305,9 +384,10 @@ export class Client {
     return written;
   }
 
-  #pruneEvents(now: number, windowMs: number): void {
+  #pruneEvents(now: number): void {
     if (this.#events.size < 4096) return;
-    for (const [key, seen] of this.#events) if (now - seen.last >= windowMs) this.#events.delete(key);
+    for (const [key, seen] of this.#events)
+      if (now - seen.last >= this.#seriesWindowMs) this.#events.delete(key);
   }
 }
 
@@ -317,4 +397,12 @@ export class Client {
  */
 function wire(obj: Writable): KubeObject {
   return obj as KubeObject;
+}
+
+function dedupKeyOf(input: EventInput): string {
+  return [input.regarding.metadata.uid, input.type, input.reason, input.action, input.note].join('\u0000');
+}
+
+function eventName(input: EventInput): string {
+  return `${input.regarding.metadata.name}.${randomBytes(8).toString('hex')}`;
 }

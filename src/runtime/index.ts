@@ -28,6 +28,7 @@ export {
   type Watches,
 } from './controller.ts';
 export { describeError } from './errors.ts';
+export { EventSink, type EventSinkOptions, type EventWrite } from './event-sink.ts';
 export { type Check, HealthServer, type HealthServerOptions } from './health.ts';
 export {
   ApiError,

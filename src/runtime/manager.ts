@@ -53,6 +53,9 @@ export interface ManagerOptions {
   userAgent?: string;
 }
 
+/** How long a stopping manager waits for queued Event writes (after the reconciles drained). */
+const EVENT_FLUSH_TIMEOUT_MS = 5_000;
+
 /**
  * Composition of the runtime: caches start and sync on every replica (a standby stays warm), the elected leader runs
  * the controllers' workers, and stop() (SIGTERM) stops intake, drains in-flight work, releases the lease and resolves.
@@ -103,6 +106,7 @@ export class Manager {
       cache: this.cache,
       fieldManager: opts.fieldManager,
       reportingInstance: this.identity,
+      events: { logger: this.logger, dropped: this.metrics.eventsDropped },
     });
   }
 
@@ -239,5 +243,19 @@ export class Manager {
     );
     if (!drained.every(Boolean))
       this.logger.warn({ timeoutMs }, 'in-flight reconciles did not finish in time');
+    if (stopping) await this.#flushEvents();
+  }
+
+  /**
+   * The Events the drained reconciles recorded are still being written: give them a moment. Here, not after
+   * elector.run: once the lease is released the write fence refuses them.
+   */
+  async #flushEvents(): Promise<void> {
+    const pending = this.client.pendingEvents;
+    if (!(await this.client.flushEvents(EVENT_FLUSH_TIMEOUT_MS)))
+      this.logger.warn(
+        { pending, left: this.client.pendingEvents, timeoutMs: EVENT_FLUSH_TIMEOUT_MS },
+        'events not all recorded before shutdown',
+      );
   }
 }

@@ -16,6 +16,7 @@ export interface RuntimeMetrics {
   readonly leaderStatus: Gauge<'name'>;
   readonly restClientRequests: Counter<'code' | 'method' | 'host'>;
   readonly watchRestarts: Counter<'resource' | 'reason'>;
+  readonly eventsDropped: Counter;
 }
 
 const byRegistry = new WeakMap<Registry, RuntimeMetrics>();
@@ -99,6 +100,11 @@ export function runtimeMetrics(registry: Registry): RuntimeMetrics {
       name: 'runtime_watch_restarts_total',
       help: 'Watch restarts by cause (stall, gone, error, closed)',
       labelNames: ['resource', 'reason'],
+      registers,
+    }),
+    eventsDropped: new Counter({
+      name: 'runtime_events_dropped_total',
+      help: 'Events not recorded because the event queue was full',
       registers,
     }),
   };

@@ -130,10 +130,14 @@ describe('Client', () => {
       action: 'Reconcile',
       note: 'n',
     };
+    // Events are written in the background: flushEvents() waits for each write, so the calls below stay ordered.
     await client.event(event);
+    await client.flushEvents(1000);
     now = new Date('2025-01-01T00:00:10Z');
     await client.event(event);
+    await client.flushEvents(1000);
     await client.event(event);
+    await client.flushEvents(1000);
     assert.deepEqual(
       calls.map((c) => c.verb),
       ['create', 'patch', 'patch'],
@@ -144,6 +148,7 @@ describe('Client', () => {
     assert.equal((calls[2]!.args[2] as { series: { count: number } }).series.count, 3);
     assert.equal((calls[2]!.args[1] as { name: string }).name, created.metadata.name);
     await client.event({ ...event, note: 'different' });
+    await client.flushEvents(1000);
     assert.equal(calls.at(-1)?.verb, 'create', 'a different note is a different event');
   });
 
