@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import type {
   V1Job,
   V1PersistentVolumeClaim,
+  V1Pod,
   V1Secret,
   V1Service,
   V1StatefulSet,
@@ -296,6 +297,67 @@ describe('SampleDB lifecycle (operator process, ServiceAccount RBAC, kwok)', { c
     // The init script really ran: the owner role and the database exist on the server.
     assert.equal(env.pg.query("SELECT count(*) FROM pg_database WHERE datname = 'ledger'"), '1');
     assert.equal(env.pg.query("SELECT count(*) FROM pg_roles WHERE rolname = 'ledger'"), '1');
+  });
+
+  it('is not Ready while the client Service does not route to the ready pod (its EndpointSlice lacks it)', async () => {
+    const mns = await env.namespace(`${MANUAL_PREFIX}routing`);
+    gate(manualGates, `${mns}/init`).open();
+    await env.http.create(SAMPLEDBS, sampleDb(mns, 'till'));
+    const pod = await eventually(
+      'pod till-0 exists',
+      () => getOrUndefined<V1Pod & KubeObject>(env.http, PODS, mns, 'till-0'),
+      operator,
+    );
+    // Ready and running, but without a pod IP: the EndpointSlice controller leaves such a pod out of the Service,
+    // as it lags a pod that has just turned Ready on a real node.
+    const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    await env.http.patch(
+      PODS,
+      { namespace: mns, name: 'till-0' },
+      {
+        status: {
+          phase: 'Running',
+          startTime: now,
+          conditions: ['Initialized', 'Ready', 'ContainersReady', 'PodScheduled'].map((type) => ({
+            type,
+            status: 'True',
+            lastTransitionTime: now,
+          })),
+          containerStatuses: (pod.spec?.containers ?? []).map((c) => ({
+            name: c.name,
+            image: c.image,
+            imageID: '',
+            ready: true,
+            started: true,
+            restartCount: 0,
+            state: { running: { startedAt: now } },
+          })),
+        },
+      },
+      'merge',
+      { subresource: 'status' },
+    );
+    const unrouted = await eventually(
+      'Provisioned False with ServiceNotRouting',
+      async () => {
+        const db = await getDb(mns, 'till');
+        return condition(db, 'Provisioned')?.reason === 'ServiceNotRouting' ? db : undefined;
+      },
+      operator,
+    );
+    assert.equal(condition(unrouted, 'Provisioned')?.status, 'False');
+    assert.match(condition(unrouted, 'Provisioned')?.message ?? '', /Service till does not route to it yet/);
+    assert.equal(condition(unrouted, 'Ready')?.status, 'False');
+    const sts = await env.http.get<V1StatefulSet & KubeObject>(STATEFULSETS, {
+      namespace: mns,
+      name: 'till',
+    });
+    assert.equal(sts.status?.readyReplicas, 1, 'the pod itself counts as ready');
+
+    // The fake kubelet's readiness gives the pod its IP: the slice lists it, and the SampleDB turns Ready.
+    gate(manualGates, `${mns}/database`).open();
+    const ready = await waitReady(mns, 'till');
+    assert.equal(condition(ready, 'Provisioned')?.reason, 'DatabaseReady');
   });
 
   it('rolls out edits: resources restart the pod, the service port and storage size follow', async () => {
