@@ -354,7 +354,10 @@ describe('SampleDB lifecycle (operator process, ServiceAccount RBAC, kwok)', { c
     });
     assert.equal(sts.status?.readyReplicas, 1, 'the pod itself counts as ready');
 
-    // The fake kubelet's readiness gives the pod its IP: the slice lists it, and the SampleDB turns Ready.
+    // The fake kubelet's readiness gives the pod its IP: the slice lists it, and the SampleDB turns Ready. Called
+    // here, not through the gate: the kubelet takes only Pending pods, and this one may have left Pending before its
+    // poll saw it. The gate is opened too, so a handler that did take it finishes (the same status again).
+    await env.kubelet.markReady(pod);
     gate(manualGates, `${mns}/database`).open();
     const ready = await waitReady(mns, 'till');
     assert.equal(condition(ready, 'Provisioned')?.reason, 'DatabaseReady');
