@@ -87,6 +87,10 @@ export const ANNOTATIONS = {
   drill: `${GROUP}/drill`,
   /** On restore Jobs and pods: the SampleDBRestore they run. */
   restore: `${GROUP}/restore`,
+  /** On in-place restore Jobs: how the Job replaces the data ("switch": ADR 0014; absent on older operators' Jobs). */
+  restoreMethod: `${GROUP}/restore-method`,
+  /** On a safety SampleDBBackup: the database it backs up (the data a SampleDBRestore replaced), not the live one. */
+  previousDatabase: `${GROUP}/previous-database`,
   /** On the StatefulSet: the PostgreSQL major version of the files on its data volume (changed by an upgrade only). */
   dataMajor: `${GROUP}/data-major`,
   /** On the StatefulSet: the major a major upgrade converts its data files to, from stop to Done or rollback. */

@@ -1,21 +1,28 @@
-// The SampleDBRestore API: restore a Completed SampleDBBackup into the existing SampleDB it was taken of, in place.
-// Safety backup first, writes stopped while the data is replaced, the result checked; on any failure after the
-// safety backup the safety backup is put back.
+// The SampleDBRestore API: restore a Completed SampleDBBackup into the existing SampleDB it was taken of, in place
+// (ADR 0014). With writes stopped, the backup is restored into a new database and checked, then the names are
+// switched in one transaction; the data it replaced is backed up (the safety backup) and then dropped. A failure
+// before the switch leaves the live data as it was.
 import { type Static, Type } from '@sinclair/typebox';
 import type { API_VERSION, KINDS } from './identity.ts';
 import type { KubeObject, ObjectMeta } from './kube-object.ts';
 import { ConditionList, ObjectName, StringEnum, withRules } from './schema-kit.ts';
 
+/** `RolledBack` only ends restores started by operators before ADR 0014, whose restore replaced the data in place. */
 export const RESTORE_PHASES = ['Pending', 'Running', 'Completed', 'Failed', 'RolledBack'] as const;
 export type RestorePhase = (typeof RESTORE_PHASES)[number];
 
-/** The steps of an in-place restore, in order; `rollback` only runs after a failure. */
+/**
+ * The steps of an in-place restore, in order. `rollback` (and `safety-backup` first) belongs to restores started by
+ * operators before ADR 0014; a restore started now never needs it, since nothing is replaced before the switch.
+ */
 export const RESTORE_STEPS = [
-  'safety-backup',
   'stop-writes',
   'restore',
   'verify',
+  'switch',
   'resume-writes',
+  'safety-backup',
+  'cleanup',
   'rollback',
 ] as const;
 export type RestoreStepName = (typeof RESTORE_STEPS)[number];
@@ -59,15 +66,30 @@ export const SampleDbRestoreStatusSchema = Type.Object(
     phase: Type.Optional(
       StringEnum(RESTORE_PHASES, {
         description:
-          'Pending, Running, Completed, Failed (nothing was changed) or RolledBack (the safety backup was put back).',
+          'Pending, Running, Completed (the backup is live; what it replaced is in the safety backup, or in previousDatabase when that backup failed), Failed (nothing was changed) or RolledBack (restores started before ADR 0014 only: the safety backup was put back).',
       }),
     ),
     step: Type.Optional(StringEnum(RESTORE_STEPS, { description: 'The step running now.' })),
     steps: Type.Optional(
-      Type.Array(RestoreStepStatusSchema, { maxItems: 6, description: 'Each step and its state, in order.' }),
+      Type.Array(RestoreStepStatusSchema, { maxItems: 8, description: 'Each step and its state, in order.' }),
     ),
     safetyBackup: Type.Optional(
-      Type.String({ description: 'The SampleDBBackup of the data as it was before the restore.' }),
+      Type.String({
+        description:
+          'The SampleDBBackup of the data the restore replaced, taken from previousDatabase after the switch.',
+      }),
+    ),
+    previousDatabase: Type.Optional(
+      Type.String({
+        description:
+          'The database on the server that holds the data the restore replaced, from the switch until it is dropped (after the safety backup completed; kept when that backup failed).',
+      }),
+    ),
+    restoredAt: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: 'When the restored data was live and clients could connect again.',
+      }),
     ),
     startedAt: Type.Optional(Type.String({ format: 'date-time' })),
     completedAt: Type.Optional(Type.String({ format: 'date-time' })),

@@ -11,7 +11,7 @@ import {
 } from '../api/index.ts';
 import type { SampleDbInstance } from './instance.ts';
 import { ownerReferenceTo } from './meta.ts';
-import { backupDumpPath, backupJobName } from './names.ts';
+import { backupDumpPath, backupJobName, isRestorePreviousDatabase } from './names.ts';
 import { literalEnv, scriptJobPodSpec, superuserEnv } from './pod.ts';
 import { BACKUP_MOUNT_PATH, BACKUP_SCRIPT, backupScriptEnv } from './scripts/backup.ts';
 import { verifyQueryMount } from './verify-job.ts';
@@ -61,6 +61,17 @@ export function backupLocation(instance: SampleDbInstance, backupName: string): 
 }
 
 /**
+ * The database a backup dumps: the SampleDB's, or for a restore's safety backup the previous database its switch
+ * left (ADR 0014). Only a name a restore of this SampleDB's database gives is honoured, so the annotation cannot
+ * point a backup at another database of the server.
+ */
+export function backupDatabase(instance: SampleDbInstance, backup: SampleDbBackupObject): string {
+  const live = instance.spec.bootstrap.database;
+  const previous = backup.metadata.annotations?.[ANNOTATIONS.previousDatabase];
+  return previous && isRestorePreviousDatabase(live, previous) ? previous : live;
+}
+
+/**
  * The Job that takes one backup. Owned by the SampleDBBackup (deleting the backup object cleans up its Job); the
  * result is the container's termination message, parsed by `parseBackupResult`.
  */
@@ -73,7 +84,7 @@ export function backupJob(instance: SampleDbInstance, backup: SampleDbBackupObje
   const env = backupScriptEnv({
     host: instance.podHost,
     port: POSTGRES_PORT,
-    database: spec.bootstrap.database,
+    database: backupDatabase(instance, backup),
     directory: `${BACKUP_MOUNT_PATH}/${instance.name}`,
     backupName,
     terminationLog: TERMINATION_LOG,

@@ -81,3 +81,25 @@ export function verifyJobName(backupName: string): string {
 export function backupDumpPath(sampleDbName: string, backupName: string): string {
   return `${sampleDbName}/${backupName}.dump`;
 }
+
+// An in-place restore builds the restored copy in a database of its own and then switches the names (ADR 0014). Both
+// names are PostgreSQL identifiers (at most 63 bytes): the SampleDB's database name (`[a-z_][a-z0-9_]{0,62}`) cut
+// to 44 characters, then a fixed tail.
+const DATABASE_PREFIX_LENGTH = 44;
+
+/** The database an in-place restore restores into before the switch; one restore of a SampleDB runs at a time. */
+export function restoreStagingDatabase(database: string): string {
+  return `${database.slice(0, DATABASE_PREFIX_LENGTH)}_sdb_restoring`;
+}
+
+/** What the live database is renamed to by the switch of restore `restoreName`: the data it replaced. */
+export function restorePreviousDatabase(database: string, restoreName: string): string {
+  const hash = createHash('sha256').update(restoreName).digest('hex').slice(0, 8);
+  return `${database.slice(0, DATABASE_PREFIX_LENGTH)}_sdb_pre_${hash}`;
+}
+
+/** True when `name` is a database a restore of `database` renamed the live data to. */
+export function isRestorePreviousDatabase(database: string, name: string): boolean {
+  const prefix = `${database.slice(0, DATABASE_PREFIX_LENGTH)}_sdb_pre_`;
+  return name.startsWith(prefix) && /^[0-9a-f]{8}$/.test(name.slice(prefix.length));
+}

@@ -1,6 +1,7 @@
-// In-place restore on a real node (SampleDBRestore): deleted rows come back into the existing SampleDB after a safety
-// backup, with clients cut off at the Service while the data is replaced; a restore that fails mid-way (its check
-// after pg_restore fails) puts the safety backup back and leaves the current data as it was.
+// In-place restore on a real node (SampleDBRestore, ADR 0014): deleted rows come back into the existing SampleDB, with
+// clients cut off at the Service while the backup is restored into a new database and switched in; the data it
+// replaced ends up in the safety backup and its database is dropped. A restore that fails mid-way (its check after
+// pg_restore fails) changes nothing: the current data stays as it was and no copy is left on the server.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pollUntil } from '../../src/envtest/index.ts';
@@ -17,7 +18,10 @@ interface Restore {
     step?: string;
     steps?: Array<{ name: string; state: string; message?: string }>;
     safetyBackup?: string;
+    previousDatabase?: string;
+    restoredAt?: string;
     writesStoppedSeconds?: number;
+    conditions?: Array<{ type: string; status: string; reason?: string }>;
     message?: string;
   };
 }
@@ -151,8 +155,17 @@ const clientSelector = async () =>
     ])
   )?.spec?.selector ?? {};
 
+/** Databases on the server besides the live one and the built-in ones (what a restore might leave behind). */
+const otherDatabases = () =>
+  sql(
+    cluster,
+    namespace,
+    DB,
+    "SELECT coalesce(string_agg(datname, ',' ORDER BY datname), '') FROM pg_database WHERE datname NOT IN ('postgres', 'template0', 'template1', 'app');",
+  );
+
 describe('in-place restore on a real node', () => {
-  it('brings deleted rows back into the existing SampleDB, after a safety backup, with writes stopped meanwhile', async () => {
+  it('brings deleted rows back into the existing SampleDB with writes stopped meanwhile; the replaced data goes to the safety backup', async () => {
     await apply(cluster, [sampleDb(namespace, DB, { version: '15', storage: { size: '1Gi' } })]);
     await waitReady(cluster, namespace, DB);
     await sql(cluster, namespace, DB, SEED_SQL);
@@ -180,15 +193,22 @@ describe('in-place restore on a real node', () => {
     assert.deepEqual(
       restore.status?.steps?.map((s) => `${s.name}:${s.state}`),
       [
-        'safety-backup:Done',
         'stop-writes:Done',
         'restore:Done',
         'verify:Done',
+        'switch:Done',
         'resume-writes:Done',
-        'rollback:Skipped',
+        'safety-backup:Done',
+        'cleanup:Done',
       ],
     );
+    assert.equal(restore.status?.conditions?.find((c) => c.type === 'Completed')?.reason, 'Restored');
     assert.equal(restore.status?.safetyBackup, 'undo-safety');
+    assert.equal(restore.status?.previousDatabase, undefined, 'dropped once backed up');
+    assert.ok(restore.status?.restoredAt, 'restoredAt is set');
+    assert.equal(await otherDatabases(), '', 'no copy is left on the server');
+    // The safety backup holds the data the restore replaced: the 100 rows left after the delete.
+    await onBackupVolume('check-safety', `grep -qx 'public.orders|100' /backups/${DB}/undo-safety.counts`);
     const stopped = restore.status?.writesStoppedSeconds;
     assert.ok(typeof stopped === 'number' && stopped >= 0, `writesStoppedSeconds ${stopped}`);
     process.stderr.write(`in-place restore: writes stopped for ${stopped} s\n`);
@@ -204,7 +224,7 @@ describe('in-place restore on a real node', () => {
     await waitReady(cluster, namespace, DB);
   });
 
-  it('a restore that fails mid-way puts the safety backup back: the current data stays as it was', async () => {
+  it('a restore that fails mid-way changes nothing: the current data stays as it was, no copy is left', async () => {
     await sql(
       cluster,
       namespace,
@@ -218,15 +238,22 @@ describe('in-place restore on a real node', () => {
       `sed -i 's/^public.orders|500$/public.orders|501/' /backups/${DB}/before.counts && grep -q 'orders|501' /backups/${DB}/before.counts`,
     );
     const restore = await restoreInPlace('undo-again', 'before');
-    assert.equal(restore.status?.phase, 'RolledBack', JSON.stringify(restore.status));
+    assert.equal(restore.status?.phase, 'Failed', JSON.stringify(restore.status));
     await clientsConnect();
     const steps = Object.fromEntries((restore.status?.steps ?? []).map((s) => [s.name, s]));
     assert.equal(steps.restore?.state, 'Done');
     assert.equal(steps.verify?.state, 'Failed');
     assert.match(steps.verify?.message ?? '', /row counts the backup recorded/);
-    assert.equal(steps.rollback?.state, 'Done');
+    assert.equal(steps.switch?.state, 'Skipped');
+    assert.equal(steps['safety-backup']?.state, 'Skipped');
+    assert.equal(steps.cleanup?.state, 'Done');
     assert.equal(steps['resume-writes']?.state, 'Done');
-    assert.match(restore.status?.message ?? '', /the safety backup was put back/);
+    assert.equal(
+      restore.status?.conditions?.find((c) => c.type === 'Completed')?.reason,
+      'VerificationFailed',
+    );
+    assert.match(restore.status?.message ?? '', /Nothing was changed: the live data is as it was/);
+    assert.equal(await otherDatabases(), '', 'the unfinished copy was dropped');
     assert.equal(await sql(cluster, namespace, DB, 'SELECT count(*), max(id) FROM orders;'), current);
     assert.equal(
       await sql(cluster, namespace, DB, "SELECT count(*) FROM orders WHERE customer = 'current';"),
@@ -237,8 +264,6 @@ describe('in-place restore on a real node', () => {
       cluster,
       ['get', 'events.events.k8s.io', '-n', namespace],
     );
-    assert.ok(
-      events?.items.some((e) => e.reason === 'RestoreRolledBack' && e.regarding?.name === 'undo-again'),
-    );
+    assert.ok(events?.items.some((e) => e.reason === 'RestoreFailed' && e.regarding?.name === 'undo-again'));
   });
 });

@@ -1,6 +1,6 @@
 // The SampleDBRestore controller: observes the restore's SampleDB, backups, Jobs and client Service from the cache,
 // asks planRestore (plan.ts) for the next action, performs it, and writes the status with every step's state. The
-// plan is pure and derived from what exists, so a restart at any point resumes the restore where it was.
+// plan is pure and derived from what exists, so a restart at any point resumes the restore where it was (ADR 0014).
 import { isDeepStrictEqual } from 'node:util';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
 import {
@@ -34,14 +34,19 @@ import {
   SERVICES,
   STATEFULSETS,
 } from '../resources.ts';
+import { parseDropDatabasesResult } from '../scripts/drop-databases.ts';
 import { parseInPlaceRestoreResult } from '../scripts/in-place-restore.ts';
 import { serviceSelectsNothing } from '../services.ts';
 import type { SampleDbDeps } from '../steps/context.ts';
 import { Writer } from '../writer.ts';
 import {
+  cleanupJob,
+  cleanupJobName,
   inPlaceRestoreJob,
+  restoreDatabases,
   restoreJobName,
   rollbackJobName,
+  SWITCH_METHOD,
   safetyBackup,
   safetyBackupName,
 } from './objects.ts';
@@ -55,14 +60,19 @@ import {
 
 const TERMINAL = new Set(['Completed', 'Failed', 'RolledBack']);
 
-function jobState(job: V1Job | undefined, pods: readonly V1Pod[]): JobState | undefined {
+function jobState<T>(
+  job: V1Job | undefined,
+  pods: readonly V1Pod[],
+  parse: (text: string | undefined) => T | undefined,
+  describe: (result: T) => string,
+): JobState | undefined {
   if (!job) return undefined;
-  const outcome = scriptJobOutcome(job, pods, CONTAINERS.restore, parseInPlaceRestoreResult);
+  const outcome = scriptJobOutcome(job, pods, CONTAINERS.restore, parse);
   switch (outcome.phase) {
     case 'Running':
       return { state: 'running' };
     case 'Succeeded':
-      return { state: 'succeeded', message: `${outcome.result.tables} tables checked` };
+      return { state: 'succeeded', message: describe(outcome.result) };
     case 'NoResult':
       return { state: 'failed', message: 'the Job succeeded without reporting a result' };
     case 'Failed':
@@ -89,10 +99,22 @@ export class SampleDbRestoreReconciler implements Reconciler {
     const instance = db ? resolveInstance(db, this.#deps.defaults) : undefined;
     const source = view.get(SAMPLEDB_BACKUPS, ns, restore.spec.backup.name);
     const safety = view.get(SAMPLEDB_BACKUPS, ns, safetyBackupName(req.name));
-    const job = (name: string) => {
+    const pods = (j: V1Job | undefined) => (j ? view.ownedBy(PODS, j.metadata?.uid) : []);
+    const restoreJobOf = (name: string) => {
       const j = view.get(JOBS, ns, name);
-      return jobState(j, j ? view.ownedBy(PODS, j.metadata.uid) : []);
+      const state = jobState(j, pods(j), parseInPlaceRestoreResult, (r) => `${r.tables} tables checked`);
+      return (
+        state && { ...state, legacy: j?.metadata?.annotations?.[ANNOTATIONS.restoreMethod] !== SWITCH_METHOD }
+      );
     };
+    const cleanup = view.get(JOBS, ns, cleanupJobName(req.name));
+    const cleanupState = jobState(
+      cleanup,
+      pods(cleanup),
+      parseDropDatabasesResult,
+      (r) => `${r.dropped} dropped`,
+    );
+    const databases = instance ? restoreDatabases(instance, req.name) : { staging: '', previous: '' };
     const sts = instance ? view.get(STATEFULSETS, ns, instance.names.statefulSet) : undefined;
     const other = view
       .list(SAMPLEDB_RESTORES, ns)
@@ -106,6 +128,8 @@ export class SampleDbRestoreReconciler implements Reconciler {
     const observation: RestoreObservation = {
       name: req.name,
       sampleDbName: dbName,
+      previousDatabase: databases.previous,
+      stagingDatabase: databases.staging,
       ...(instance
         ? {
             db: {
@@ -129,6 +153,7 @@ export class SampleDbRestoreReconciler implements Reconciler {
       ...(safety
         ? {
             safety: {
+              ofPrevious: Boolean(safety.metadata.annotations?.[ANNOTATIONS.previousDatabase]),
               ...(safety.status?.phase ? { phase: safety.status.phase } : {}),
               ...(safety.status?.message ? { message: safety.status.message } : {}),
             },
@@ -136,16 +161,18 @@ export class SampleDbRestoreReconciler implements Reconciler {
         : {}),
       ...(other?.metadata.name ? { otherRestoreRunning: other.metadata.name } : {}),
     };
-    const restoreJob = job(restoreJobName(req.name));
-    const rollbackJob = job(rollbackJobName(req.name));
+    const restoreJob = restoreJobOf(restoreJobName(req.name));
+    const rollbackJob = restoreJobOf(rollbackJobName(req.name));
     if (restoreJob) observation.restoreJob = restoreJob;
     if (rollbackJob) observation.rollbackJob = rollbackJob;
+    if (cleanupState) observation.cleanupJob = cleanupState;
 
     const action = planRestore(observation);
     const write = new Writer(this.#deps.client);
     rc.log.info({ action: action.kind }, 'restore step');
     let stoppedAt = restore.status?.writesStoppedAt;
     let stoppedSeconds = restore.status?.writesStoppedSeconds;
+    let restoredAt = restore.status?.restoredAt;
     switch (action.kind) {
       case 'create-safety-backup':
         if (instance) await write.createOnce(SAMPLEDB_BACKUPS, safetyBackup(instance, restore));
@@ -169,6 +196,10 @@ export class SampleDbRestoreReconciler implements Reconciler {
           },
         );
         if (stoppedAt) stoppedSeconds = Math.max(0, (now.getTime() - Date.parse(stoppedAt)) / 1000);
+        if (restoreJob?.state === 'succeeded') restoredAt = metaTime(now);
+        break;
+      case 'start-cleanup-job':
+        if (instance) await write.createOnce(JOBS, cleanupJob(instance, restore, action.databases));
         break;
       case 'start-restore-job':
         if (instance && source)
@@ -181,7 +212,11 @@ export class SampleDbRestoreReconciler implements Reconciler {
       default:
         break;
     }
-    const status = restoreStatus(restore, observation, action, now, stoppedAt, stoppedSeconds);
+    const status = restoreStatus(restore, observation, action, now, {
+      writesStoppedAt: stoppedAt,
+      writesStoppedSeconds: stoppedSeconds,
+      restoredAt,
+    });
     if (!isDeepStrictEqual(JSON.parse(JSON.stringify(status)), restore.status ?? {})) {
       await write.only(['status']).applyStatusOf(SAMPLEDB_RESTORES, restore, {
         apiVersion: API_VERSION,
@@ -216,13 +251,21 @@ export class SampleDbRestoreReconciler implements Reconciler {
 
 const STEP_OF: Record<RestoreAction['kind'], SampleDbRestoreStatus['step']> = {
   wait: undefined,
-  'create-safety-backup': 'safety-backup',
   'stop-writes': 'stop-writes',
   'start-restore-job': 'restore',
-  'start-rollback-job': 'rollback',
   'resume-writes': 'resume-writes',
+  'create-safety-backup': 'safety-backup',
+  'start-cleanup-job': 'cleanup',
+  'start-rollback-job': 'rollback',
   finish: undefined,
 };
+
+/** Times the reconciler carries from one status to the next. */
+export interface RestoreTimes {
+  writesStoppedAt: string | undefined;
+  writesStoppedSeconds: number | undefined;
+  restoredAt: string | undefined;
+}
 
 /** Pure: the status for an observation and the action taken on it. */
 export function restoreStatus(
@@ -230,9 +273,9 @@ export function restoreStatus(
   o: RestoreObservation,
   action: RestoreAction,
   now: Date,
-  writesStoppedAt: string | undefined,
-  writesStoppedSeconds: number | undefined,
+  times: RestoreTimes,
 ): SampleDbRestoreStatus {
+  const { writesStoppedAt, writesStoppedSeconds, restoredAt } = times;
   const previous = restore.status ?? {};
   const finished = action.kind === 'finish';
   const step = action.kind === 'wait' ? action.step : STEP_OF[action.kind];
@@ -246,6 +289,8 @@ export function restoreStatus(
     ...(step && !finished ? { step } : {}),
     steps: restoreSteps(o),
     ...(o.safety || action.kind === 'create-safety-backup' ? { safetyBackup: safetyBackupName(o.name) } : {}),
+    ...(previousKept(o) ? { previousDatabase: o.previousDatabase } : {}),
+    ...(restoredAt ? { restoredAt } : {}),
     startedAt: previous.startedAt ?? metaTime(now),
     ...(finished ? { completedAt: metaTime(now) } : {}),
     ...(writesStoppedAt ? { writesStoppedAt } : {}),
@@ -265,4 +310,10 @@ export function restoreStatus(
     ),
     ...(restore.metadata.generation !== undefined ? { observedGeneration: restore.metadata.generation } : {}),
   };
+}
+
+/** The previous database exists from the switch until the cleanup Job dropped it. */
+function previousKept(o: RestoreObservation): boolean {
+  if (o.restoreJob?.legacy) return o.rollbackJob?.state === 'succeeded';
+  return o.restoreJob?.state === 'succeeded' && o.cleanupJob?.state !== 'succeeded';
 }

@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import { BACKUP_SCRIPT, parseBackupResult } from '../../../src/sampledb/scripts/backup.ts';
 import { DRILL_CANARY_SCRIPT, DRILL_PROBE_SCRIPT } from '../../../src/sampledb/scripts/drill.ts';
 import { DRILL_FILL_SCRIPT, DRILL_RELEASE_SCRIPT } from '../../../src/sampledb/scripts/drill-fill.ts';
+import { DROP_DATABASES_SCRIPT } from '../../../src/sampledb/scripts/drop-databases.ts';
 import { IN_PLACE_RESTORE_SCRIPT } from '../../../src/sampledb/scripts/in-place-restore.ts';
 import { INIT_SCRIPT } from '../../../src/sampledb/scripts/init.ts';
 import { MONITORING_ROLE_SCRIPT } from '../../../src/sampledb/scripts/monitoring-role.ts';
@@ -28,6 +29,7 @@ const scripts = {
   'owner-password': OWNER_PASSWORD_SCRIPT,
   verify: VERIFY_SCRIPT,
   'in-place-restore': IN_PLACE_RESTORE_SCRIPT,
+  'drop-databases': DROP_DATABASES_SCRIPT,
   prune: PRUNE_SCRIPT,
   'drill-canary': DRILL_CANARY_SCRIPT,
   'drill-probe': DRILL_PROBE_SCRIPT,
