@@ -230,7 +230,13 @@ export class SampleDbRestoreReconciler implements Reconciler {
           .only(['event'])
           .event({
             regarding: restore,
-            type: status.phase === 'Failed' || status.phase === 'RolledBack' ? 'Warning' : 'Normal',
+            // Kept data needs the user's hand (drop it once no longer needed): a warning, though Completed.
+            type:
+              status.phase === 'Failed' ||
+              status.phase === 'RolledBack' ||
+              (action.kind === 'finish' && action.reason === 'PreviousDataKept')
+                ? 'Warning'
+                : 'Normal',
             reason:
               action.kind !== 'finish'
                 ? EVENT_REASONS.restoreStep

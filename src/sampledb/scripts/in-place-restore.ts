@@ -147,6 +147,8 @@ ALTER DATABASE :"staging" RENAME TO :"live";
 COMMIT;
 SQL
 do
+  # The COMMIT may have succeeded with its answer lost (a broken connection): then the names are switched already.
+  if database_exists "$previous" && ! database_exists "$staging"; then break; fi
   tries=$((tries + 1))
   if [ "$tries" -ge 20 ] || ! grep -q 'being accessed by other users' /tmp/switch.err; then
     fail "switch failed: $(tail -n 3 /tmp/switch.err | tr '\n' ' '); the live data is unchanged"
