@@ -1,4 +1,5 @@
 import { keepApplyEntries } from './apply-skip.ts';
+import { objectOf, sharedTimestamp } from './compact.ts';
 import {
   compareResourceVersions,
   type KubeObject,
@@ -6,6 +7,7 @@ import {
   type ObjectMeta,
   type ObjectRef,
   objectKey,
+  parseKey,
 } from './resource.ts';
 
 const lastApplied = 'kubectl.kubernetes.io/last-applied-configuration';
@@ -33,13 +35,22 @@ export const byOwnerUid = 'owner-uid';
 export type UpsertResult = 'added' | 'updated' | 'unchanged' | 'stale';
 
 /**
- * The reflector's cache: objects by `namespace/name`, with indexes. Every write is ordered by resourceVersion so
+ * The reflector's cache: objects by namespace and name, with indexes. Every write is ordered by resourceVersion so
  * our own writes (fed in through `applyOwnWrite`) are visible at once and never overwritten by an older watch event.
+ *
+ * What it holds per object is kept small, as a cache holds thousands (docs/performance.md, "What the cache keeps"):
+ * objects are filed by namespace, then by name, so no `namespace/name` key string is kept per object (the name map's
+ * key is the object's own name string), and that per-namespace map is the namespace index. The other indexes hold
+ * the objects themselves, not keys. `namespace/name` keys are built only when asked for (keys(), entries()).
  */
 export class Store<T extends KubeObject> {
-  readonly #objects = new Map<string, T>();
-  readonly #indexers: Record<string, IndexFn<T>>;
-  readonly #indexes = new Map<string, Map<string, Set<string>>>();
+  /** namespace ('' for cluster-scoped objects) → name → object. */
+  readonly #objects = new Map<string, Map<string, T>>();
+  #size = 0;
+  /** The indexes other than by namespace (which #objects is), unless the caller supplied its own byNamespace. */
+  readonly #indexers: [string, IndexFn<T>][];
+  readonly #indexes = new Map<string, Map<string, Set<T>>>();
+  readonly #namespaceIndex: boolean;
   readonly #dropManagedFields: boolean;
   readonly #transform: ((obj: T) => T) | undefined;
   /** resourceVersion at which we deleted a key ourselves; older watch events for it are not resurrected. */
@@ -52,47 +63,57 @@ export class Store<T extends KubeObject> {
   readonly #ownWritesUnseen = new Map<string, T | undefined>();
 
   constructor(opts: StoreOptions<T> = {}) {
-    this.#indexers = {
-      [byNamespace]: (o) => (o.metadata.namespace ? [o.metadata.namespace] : []),
+    this.#namespaceIndex = !(opts.indexers && Object.hasOwn(opts.indexers, byNamespace));
+    const indexers: Record<string, IndexFn<T>> = {
       [byOwnerUid]: (o) => (o.metadata.ownerReferences ?? []).map((r) => r.uid),
       ...opts.indexers,
     };
-    for (const name of Object.keys(this.#indexers)) this.#indexes.set(name, new Map());
+    this.#indexers = Object.entries(indexers);
+    for (const [name] of this.#indexers) this.#indexes.set(name, new Map());
     this.#dropManagedFields = opts.dropManagedFields ?? true;
     this.#transform = opts.transform;
   }
 
   get size(): number {
-    return this.#objects.size;
+    return this.#size;
   }
 
   get(ref: ObjectRef | string): T | undefined {
-    return this.#objects.get(typeof ref === 'string' ? ref : keyOf(ref));
+    if (typeof ref !== 'string') return this.#objects.get(ref.namespace || '')?.get(ref.name);
+    const slash = ref.indexOf('/');
+    return slash < 0
+      ? this.#objects.get('')?.get(ref)
+      : this.#objects.get(ref.slice(0, slash))?.get(ref.slice(slash + 1));
   }
 
   list(): T[] {
-    return [...this.#objects.values()];
+    const out: T[] = [];
+    for (const names of this.#objects.values()) for (const obj of names.values()) out.push(obj);
+    return out;
   }
 
   keys(): string[] {
-    return [...this.#objects.keys()];
+    const out: string[] = [];
+    for (const [namespace, names] of this.#objects)
+      for (const name of names.keys()) out.push(keyOf({ namespace, name }));
+    return out;
   }
 
-  entries(): IterableIterator<[string, T]> {
-    return this.#objects.entries();
+  *entries(): IterableIterator<[string, T]> {
+    for (const [namespace, names] of this.#objects)
+      for (const [name, obj] of names) yield [keyOf({ namespace, name }), obj];
   }
 
   byIndex(indexName: string, value: string): T[] {
+    if (indexName === byNamespace && this.#namespaceIndex) {
+      // Cluster-scoped objects (namespace '') are in no namespace.
+      const names = value ? this.#objects.get(value) : undefined;
+      return names ? [...names.values()] : [];
+    }
     const index = this.#indexes.get(indexName);
     if (!index) throw new Error(`no index named ${indexName}`);
-    const keys = index.get(value);
-    if (!keys) return [];
-    const out: T[] = [];
-    for (const key of keys) {
-      const obj = this.#objects.get(key);
-      if (obj) out.push(obj);
-    }
-    return out;
+    const objects = index.get(value);
+    return objects ? [...objects] : [];
   }
 
   /**
@@ -107,22 +128,30 @@ export class Store<T extends KubeObject> {
       if (order === undefined || order <= 0) return 'stale';
       this.#tombstones.delete(key);
     }
-    const cached = this.#objects.get(key);
+    const namespace = obj.metadata.namespace || '';
+    let names = this.#objects.get(namespace);
+    const cached = names?.get(obj.metadata.name ?? '');
     if (cached) {
       const order = compareResourceVersions(obj.metadata.resourceVersion, cached.metadata.resourceVersion);
       if (order !== undefined && order < 0) return 'stale';
       if (order === 0) return 'unchanged';
-      this.#unindex(key, cached);
+      this.#unindex(cached);
     }
-    this.#objects.set(key, obj);
-    this.#index(key, obj);
+    if (!names) {
+      names = new Map();
+      this.#objects.set(namespace, names);
+    }
+    // The object's own name string is the key: nothing per object is allocated for filing it.
+    names.set(obj.metadata.name ?? '', obj);
+    if (!cached) this.#size++;
+    this.#index(obj);
     return cached ? 'updated' : 'added';
   }
 
   /** Read-your-writes: cache the object a write returned, only if it is newer than what is cached. */
   applyOwnWrite(written: T): boolean {
     const key = objectKey(written);
-    const before = this.#objects.get(key);
+    const before = this.get(key);
     const result = this.upsert(written);
     const applied = result === 'added' || result === 'updated';
     if (applied && !this.#ownWritesUnseen.has(key)) this.#ownWritesUnseen.set(key, before);
@@ -150,15 +179,20 @@ export class Store<T extends KubeObject> {
   remove(key: string): T | undefined {
     this.#tombstones.delete(key);
     this.#ownWritesUnseen.delete(key);
-    const cached = this.#objects.get(key);
-    if (!cached) return undefined;
-    this.#objects.delete(key);
-    this.#unindex(key, cached);
+    const { namespace, name } = parseKey(key);
+    const names = this.#objects.get(namespace);
+    const cached = names?.get(name);
+    if (!names || !cached) return undefined;
+    names.delete(name);
+    if (names.size === 0) this.#objects.delete(namespace);
+    this.#size--;
+    this.#unindex(cached);
     return cached;
   }
 
   clear(): void {
     this.#objects.clear();
+    this.#size = 0;
     this.#tombstones.clear();
     this.#ownWritesUnseen.clear();
     for (const index of this.#indexes.values()) index.clear();
@@ -168,35 +202,45 @@ export class Store<T extends KubeObject> {
     let out = obj;
     const trimManagedFields = this.#dropManagedFields && out.metadata.managedFields;
     if (trimManagedFields || out.metadata.annotations?.[lastApplied] !== undefined) {
-      const { managedFields, annotations, ...metadata } = out.metadata;
+      const { managedFields, annotations } = out.metadata;
+      // The other fields in their order, then the kept managedFields and annotations.
+      const fields: [string, unknown][] = [];
+      for (const [name, value] of Object.entries(out.metadata)) {
+        if (name === 'managedFields' || name === 'annotations') continue;
+        fields.push([
+          name,
+          name === 'creationTimestamp' && typeof value === 'string' ? sharedTimestamp(value) : value,
+        ]);
+      }
       const kept = managedFields && this.#dropManagedFields ? keepApplyEntries(managedFields) : managedFields;
-      if (kept && kept.length > 0) (metadata as ObjectMeta).managedFields = kept;
+      if (kept && kept.length > 0) fields.push(['managedFields', kept]);
       // kubectl's client-side apply keeps a copy of the whole object there; nothing of ours reads it.
       const { [lastApplied]: _copy, ...rest } = annotations ?? {};
-      if (Object.keys(rest).length > 0) (metadata as ObjectMeta).annotations = rest;
-      out = { ...out, metadata };
+      if (Object.keys(rest).length > 0) fields.push(['annotations', rest]);
+      // Built with every field inside the object (compact.ts): rest destructuring would leave 3+ of them outside.
+      out = { ...out, metadata: objectOf(fields) as ObjectMeta };
     }
     return this.#transform ? this.#transform(out) : out;
   }
 
-  #index(key: string, obj: T): void {
-    for (const [name, fn] of Object.entries(this.#indexers)) {
+  #index(obj: T): void {
+    for (const [name, fn] of this.#indexers) {
       const index = this.#indexes.get(name)!;
       for (const value of fn(obj)) {
-        const keys = index.get(value);
-        if (keys) keys.add(key);
-        else index.set(value, new Set([key]));
+        const objects = index.get(value);
+        if (objects) objects.add(obj);
+        else index.set(value, new Set([obj]));
       }
     }
   }
 
-  #unindex(key: string, obj: T): void {
-    for (const [name, fn] of Object.entries(this.#indexers)) {
+  #unindex(obj: T): void {
+    for (const [name, fn] of this.#indexers) {
       const index = this.#indexes.get(name)!;
       for (const value of fn(obj)) {
-        const keys = index.get(value);
-        keys?.delete(key);
-        if (keys?.size === 0) index.delete(value);
+        const objects = index.get(value);
+        objects?.delete(obj);
+        if (objects?.size === 0) index.delete(value);
       }
     }
   }

@@ -1,5 +1,6 @@
 import { Backoff, type BackoffOptions } from './backoff.ts';
 import { realClock, sleep } from './clock.ts';
+import { objectOf } from './compact.ts';
 import { describeError } from './errors.ts';
 import { ApiError, isStatus, type KubeHttp, type ListResult } from './http.ts';
 import { type Logger, silentLogger } from './logger.ts';
@@ -352,8 +353,18 @@ export class Watcher<T extends KubeObject> {
   }
 }
 
-/** Items of a LIST carry no apiVersion/kind; handlers that map owners need them. */
+/**
+ * Items of a LIST carry no apiVersion/kind; handlers that map owners need them. The copy is `{ ...obj, apiVersion,
+ * kind }` built with every field inside the object (compact.ts): added after a spread, the two would sit in a
+ * backing store of their own, 24 bytes more for each object the cache then holds.
+ */
 function withTypeMeta<T extends KubeObject>(obj: T, rt: ResourceType): T {
   if (obj.kind && obj.apiVersion) return obj;
-  return { ...obj, apiVersion: rt.group ? `${rt.group}/${rt.version}` : rt.version, kind: rt.kind };
+  const apiVersion = rt.group ? `${rt.group}/${rt.version}` : rt.version;
+  // Not both absent (an empty string): the spread's order and values, without the compact layout.
+  if (Object.hasOwn(obj, 'apiVersion') || Object.hasOwn(obj, 'kind'))
+    return { ...obj, apiVersion, kind: rt.kind };
+  const fields: [string, unknown][] = Object.entries(obj);
+  fields.push(['apiVersion', apiVersion], ['kind', rt.kind]);
+  return objectOf(fields) as T;
 }

@@ -107,4 +107,121 @@ describe('Store', () => {
     store.upsert(obj('x', '9'));
     assert.equal(store.upsert(obj('x', '10')), 'updated');
   });
+
+  it('files objects by namespace and name: reads by key and ref, list, keys, entries and size agree', () => {
+    const store = new Store();
+    store.upsert(obj('x', '1'));
+    store.upsert(obj('y', '2', {}, 'b'));
+    store.upsert(obj('node-1', '3', {}, ''));
+    store.upsert(obj('z', '4'));
+    store.upsert(obj('x', '5'));
+    assert.equal(store.size, 4);
+    assert.equal(store.get('a/x')?.metadata.resourceVersion, '5');
+    assert.equal(store.get({ namespace: 'a', name: 'x' })?.metadata.resourceVersion, '5');
+    assert.equal(store.get('node-1')?.metadata.name, 'node-1', 'cluster-scoped: key is the name');
+    assert.equal(store.get({ namespace: '', name: 'node-1' })?.metadata.name, 'node-1');
+    assert.equal(store.get('b/x'), undefined);
+    assert.deepEqual(store.keys().sort(), ['a/x', 'a/z', 'b/y', 'node-1']);
+    assert.deepEqual([...store.entries()].map(([key, o]) => [key, o.metadata.resourceVersion]).sort(), [
+      ['a/x', '5'],
+      ['a/z', '4'],
+      ['b/y', '2'],
+      ['node-1', '3'],
+    ]);
+    assert.deepEqual(
+      store
+        .list()
+        .map((o) => o.metadata.name)
+        .sort(),
+      ['node-1', 'x', 'y', 'z'],
+    );
+    assert.deepEqual(
+      store
+        .byIndex(byNamespace, 'a')
+        .map((o) => o.metadata.name)
+        .sort(),
+      ['x', 'z'],
+    );
+    assert.deepEqual(store.byIndex(byNamespace, ''), [], 'cluster-scoped objects are in no namespace');
+    assert.equal(store.remove('b/y')?.metadata.name, 'y');
+    assert.equal(store.remove('b/y'), undefined);
+    assert.deepEqual(store.byIndex(byNamespace, 'b'), []);
+    assert.equal(store.size, 3);
+    store.clear();
+    assert.equal(store.size, 0);
+    assert.deepEqual(store.list(), []);
+  });
+
+  it('an index that names several values, or the same value twice, follows updates and removals', () => {
+    const owners = (...uids: string[]) => ({
+      ownerReferences: uids.map((uid) => ({ apiVersion: 'v1', kind: 'K', name: uid, uid })),
+    });
+    const store = new Store();
+    store.upsert(obj('x', '1', owners('o1', 'o2', 'o2')));
+    store.upsert(obj('y', '1', owners('o2')));
+    assert.deepEqual(
+      store.byIndex(byOwnerUid, 'o2').map((o) => o.metadata.name),
+      ['x', 'y'],
+    );
+    store.upsert(obj('x', '2', owners('o1')));
+    assert.deepEqual(
+      store.byIndex(byOwnerUid, 'o2').map((o) => o.metadata.name),
+      ['y'],
+    );
+    assert.equal(store.byIndex(byOwnerUid, 'o1')[0]?.metadata.resourceVersion, '2', 'the cached version');
+    store.remove('a/y');
+    assert.deepEqual(store.byIndex(byOwnerUid, 'o2'), []);
+  });
+
+  it('a byNamespace indexer of the caller replaces the built-in one', () => {
+    const store = new Store({ indexers: { [byNamespace]: (o) => [`ns:${o.metadata.namespace}`] } });
+    store.upsert(obj('x', '1'));
+    assert.deepEqual(store.byIndex(byNamespace, 'a'), []);
+    assert.equal(store.byIndex(byNamespace, 'ns:a')[0]?.metadata.name, 'x');
+  });
+
+  it('what a reader reads of a trimmed object is what it read before: fields, values and key order', () => {
+    const lastApplied = 'kubectl.kubernetes.io/last-applied-configuration';
+    const apply = {
+      manager: 'm',
+      operation: 'Apply',
+      apiVersion: 'v1',
+      fieldsType: 'FieldsV1',
+      fieldsV1: {},
+    };
+    const incoming: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: {
+        name: 'x',
+        namespace: 'a',
+        uid: 'u-x',
+        resourceVersion: '7',
+        generation: 2,
+        creationTimestamp: '2026-12-07T13:14:31Z',
+        labels: { app: 'db' },
+        annotations: { [lastApplied]: '{}', note: 'kept' },
+        ownerReferences: [{ apiVersion: 'v1', kind: 'K', name: 'o', uid: 'o1' }],
+        finalizers: ['f'],
+        managedFields: [
+          { ...apply, time: '2026-12-07T13:14:31Z' },
+          { manager: 'kubectl', operation: 'Update', apiVersion: 'v1', time: 't', fieldsV1: {} },
+        ],
+      },
+      data: { k: 'v' },
+    } as KubeObject;
+    const store = new Store();
+    store.upsert(incoming);
+    const cached = store.get('a/x')!;
+    // What the rest-destructuring copy gave: the other fields in their order, then managedFields and annotations.
+    const { managedFields: _m, annotations: _a, ...others } = incoming.metadata;
+    const expected = {
+      ...incoming,
+      metadata: { ...others, managedFields: [apply], annotations: { note: 'kept' } },
+    };
+    assert.deepEqual(cached, expected);
+    assert.equal(JSON.stringify(cached), JSON.stringify(expected));
+    assert.deepEqual(Object.keys(cached.metadata), Object.keys(expected.metadata));
+    assert.equal(cached.metadata.labels, incoming.metadata.labels, 'unchanged fields are held, not copied');
+  });
 });

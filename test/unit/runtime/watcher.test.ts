@@ -79,6 +79,9 @@ describe('Watcher over a fake transport', () => {
     assert.equal(watcher.store.size, 5);
     assert.equal(kube.listCalls, 3, 'five objects in pages of two');
     assert.equal(watcher.store.get('ns/a')?.kind, 'ConfigMap', 'type meta restored on listed items');
+    // As `{ ...item, apiVersion, kind }` gave it (the copy is laid out compactly, see compact.ts).
+    assert.deepEqual(Object.keys(watcher.store.get('ns/a')!), ['metadata', 'apiVersion', 'kind']);
+    assert.equal(watcher.store.get('ns/a')?.apiVersion, 'v1');
     kube.put('a', { data: { x: '1' } });
     await until(() => changes.some((c) => c.type === 'MODIFIED'), 'modified event');
     await watcher.stop();
