@@ -16,7 +16,7 @@ import type {
 } from '@kubernetes/client-node';
 import type { SampleDbBackupObject, SampleDbObject, SampleDbSpec } from '../../../src/api/index.ts';
 import type { KubeObject, ResourceType } from '../../../src/runtime/index.ts';
-import { Gate } from '../support/kubelet.ts';
+import { Gate, readyPodStatus } from '../support/kubelet.ts';
 import type { OperatorProcess } from '../support/operator.ts';
 import { claimDirectory, runScriptPod } from '../support/script-pod.ts';
 import {
@@ -310,33 +310,9 @@ describe('SampleDB lifecycle (operator process, ServiceAccount RBAC, kwok)', { c
     );
     // Ready and running, but without a pod IP: the EndpointSlice controller leaves such a pod out of the Service,
     // as it lags a pod that has just turned Ready on a real node.
-    const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-    await env.http.patch(
-      PODS,
-      { namespace: mns, name: 'till-0' },
-      {
-        status: {
-          phase: 'Running',
-          startTime: now,
-          conditions: ['Initialized', 'Ready', 'ContainersReady', 'PodScheduled'].map((type) => ({
-            type,
-            status: 'True',
-            lastTransitionTime: now,
-          })),
-          containerStatuses: (pod.spec?.containers ?? []).map((c) => ({
-            name: c.name,
-            image: c.image,
-            imageID: '',
-            ready: true,
-            started: true,
-            restartCount: 0,
-            state: { running: { startedAt: now } },
-          })),
-        },
-      },
-      'merge',
-      { subresource: 'status' },
-    );
+    await env.http.patch(PODS, { namespace: mns, name: 'till-0' }, { status: readyPodStatus(pod) }, 'merge', {
+      subresource: 'status',
+    });
     const unrouted = await eventually(
       'Provisioned False with ServiceNotRouting',
       async () => {

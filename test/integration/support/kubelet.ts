@@ -10,6 +10,29 @@ type Pod = V1Pod & KubeObject;
 
 export type PodHandler = (pod: Pod, kubelet: FakeKubelet) => Promise<void>;
 
+/** A running pod's status with every container ready; no podIP (markReady adds one). */
+export function readyPodStatus(pod: Pod): Record<string, unknown> {
+  const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  return {
+    phase: 'Running',
+    startTime: now,
+    conditions: ['Initialized', 'Ready', 'ContainersReady', 'PodScheduled'].map((type) => ({
+      type,
+      status: 'True',
+      lastTransitionTime: now,
+    })),
+    containerStatuses: (pod.spec?.containers ?? []).map((c) => ({
+      name: c.name,
+      image: c.image,
+      imageID: '',
+      ready: true,
+      started: true,
+      restartCount: 0,
+      state: { running: { startedAt: now } },
+    })),
+  };
+}
+
 export class FakeKubelet {
   readonly http: KubeHttp;
   readonly #handlers: Array<{ matches: (pod: Pod) => boolean; handle: PodHandler }> = [];
@@ -73,26 +96,7 @@ export class FakeKubelet {
 
   /** Running and Ready, as after the readiness probe passed. */
   async markReady(pod: Pod): Promise<void> {
-    const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-    await this.#patchStatus(pod, {
-      phase: 'Running',
-      startTime: now,
-      podIP: '10.244.0.200',
-      conditions: ['Initialized', 'Ready', 'ContainersReady', 'PodScheduled'].map((type) => ({
-        type,
-        status: 'True',
-        lastTransitionTime: now,
-      })),
-      containerStatuses: (pod.spec?.containers ?? []).map((c) => ({
-        name: c.name,
-        image: c.image,
-        imageID: '',
-        ready: true,
-        started: true,
-        restartCount: 0,
-        state: { running: { startedAt: now } },
-      })),
-    });
+    await this.#patchStatus(pod, { ...readyPodStatus(pod), podIP: '10.244.0.200' });
   }
 
   /** The container exited: Succeeded or Failed with its termination message, as the kubelet reports it. */
