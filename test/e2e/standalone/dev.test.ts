@@ -14,6 +14,17 @@ import { nodeWaitVariable } from '../support/cluster.ts';
 import { kubectlOk, waitReady } from '../support/sampledb.ts';
 
 const repoRoot = join(import.meta.dirname, '../../..');
+const CLIENT_ATTEMPTS = 30;
+// One attempt a second (psql fails at once when refused), at most CLIENT_ATTEMPTS; prints which attempt connected.
+const CLIENT_SCRIPT = [
+  `for attempt in $(seq 1 ${CLIENT_ATTEMPTS}); do`,
+  '  if out=$(psql "$URI" -X -At -c "SELECT count(*) FROM orders" 2>&1); then',
+  '    echo "$out"; echo "connected on attempt $attempt"; exit 0',
+  '  fi',
+  '  echo "attempt $attempt: $out" >&2; sleep 1',
+  'done',
+  'exit 1',
+].join('\n');
 const stateDir = mkdtempSync(join(tmpdir(), 'sampledb-dev-'));
 let output = '';
 const dev: ChildProcess = spawn(
@@ -101,7 +112,21 @@ describe('npm run dev -- --node real', { timeout: 15 * 60_000 }, () => {
       forward.kill();
     }
 
-    // 2. kubectl run a psql client in the cluster, by the Service's DNS name.
+    // 2. kubectl run a psql client in the cluster, by the Service's DNS name. Ready means the Service's EndpointSlice
+    // lists the pod; the node's kube-proxy then programs the route on its own, so a client started in that moment
+    // can be refused once (seen in CI on a loaded machine). The client retries, as applications do, for a bounded
+    // time, and the database pod must be the same, never restarted, so the retry covers routing and nothing else.
+    const databasePod = () =>
+      kubectlOk(cluster, [
+        'get',
+        'pod',
+        'orders-0',
+        '-n',
+        'sampledb-examples',
+        '-o',
+        'jsonpath={.metadata.uid}/{.status.containerStatuses[?(@.name=="postgres")].restartCount}',
+      ]);
+    const podBefore = await databasePod();
     const run = await cluster.kubectl([
       'run',
       'psql-client',
@@ -117,7 +142,7 @@ describe('npm run dev -- --node real', { timeout: 15 * 60_000 }, () => {
             {
               name: 'psql-client',
               image: 'localhost/postgres:15',
-              command: ['sh', '-c', 'psql "$URI" -X -At -c "SELECT count(*) FROM orders"'],
+              command: ['sh', '-c', CLIENT_SCRIPT],
               env: [{ name: 'URI', valueFrom: { secretKeyRef: { name: 'orders-binding', key: 'uri' } } }],
               securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
             },
@@ -144,7 +169,12 @@ describe('npm run dev -- --node real', { timeout: 15 * 60_000 }, () => {
       { timeoutMs: 60_000, intervalMs: 300 },
     );
     const logs = await kubectlOk(cluster, ['logs', 'psql-client', '-n', 'sampledb-examples']);
-    assert.match(logs, /^0$/m, 'the orders table from the example initSQL exists');
+    const diagnostics = async () =>
+      `client log:\n${logs}\n${(await cluster.kubectl(['get', 'pods,endpointslices,events', '-n', 'sampledb-examples', '-o', 'wide'])).stdout}`;
+    assert.match(logs, /^0$/m, `the orders table from the example initSQL exists\n${await diagnostics()}`);
+    assert.equal(await databasePod(), podBefore, 'the database pod was neither replaced nor restarted');
+    const attempts = /^connected on attempt (\d+)$/m.exec(logs)?.[1];
+    console.log(`DEV CLIENT: connected through the Service on attempt ${attempts} of ${CLIENT_ATTEMPTS}`);
 
     dev.kill('SIGTERM');
     const [code] = await exited;
