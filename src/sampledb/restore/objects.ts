@@ -82,6 +82,7 @@ export function inPlaceRestoreJob(
   const backupName = backup.metadata.name ?? '';
   const checksum = backup.status?.checksum;
   if (!checksum) throw new Error(`SampleDBBackup ${backupName} has no checksum`);
+  const databases = restoreDatabases(instance, restoreName);
   const env = inPlaceRestoreEnv({
     host: instance.podHost,
     port: POSTGRES_PORT,
@@ -89,8 +90,8 @@ export function inPlaceRestoreJob(
     owner: instance.spec.bootstrap.owner,
     dump: `${BACKUP_MOUNT_PATH}/${backupDumpPath(instance.name, backupName)}`,
     checksum,
-    stagingDatabase: restoreDatabases(instance, restoreName).staging,
-    previousDatabase: restoreDatabases(instance, restoreName).previous,
+    stagingDatabase: databases.staging,
+    previousDatabase: databases.previous,
     terminationLog: TERMINATION_LOG,
   });
   const labels = { ...instance.labels.backup };
