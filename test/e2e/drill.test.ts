@@ -191,8 +191,18 @@ describe('drills on a real node', () => {
     assert.equal(run.canaryPresent, true);
     assert.equal(run.replicationCaughtUp, true);
     assert.ok(run.detectSeconds !== undefined && run.detectSeconds < 60, 'the operator saw the fault');
-    assert.ok(run.writableSeconds !== undefined && run.writableSeconds > 0 && run.writableSeconds < 120);
-    assert.ok((run.failedWrites ?? 0) > 0, 'writes were refused while the primary was gone');
+    // The probe starts after the fault: when the replica was promoted before its first write (seen in CI, the
+    // operator saw the fault within a second), no write was refused, and the record must say it did not observe
+    // the interruption rather than claim there was none.
+    if ((run.failedWrites ?? 0) > 0) {
+      assert.ok(run.writableSeconds !== undefined && run.writableSeconds > 0 && run.writableSeconds < 120);
+    } else {
+      assert.equal(run.writableSeconds, 0);
+      assert.match(run.message, /an interruption that ended before then is not observed/);
+    }
+    console.log(
+      `DRILL kill-primary: ${run.failedWrites} writes refused, writable after ${run.writableSeconds} s`,
+    );
     const after = await settled();
     assert.notEqual(after.primary, before.primary, 'another instance is the primary now');
     assert.equal(await sql(cluster, namespace, NAME, 'SELECT count(*) FROM orders;'), '2');

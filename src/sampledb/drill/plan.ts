@@ -331,7 +331,11 @@ function measured(
       }; writes accepted ${extra.writableSeconds}s after the ballast was removed`
     : isolated !== undefined
       ? `${current.target} was isolated for ${isolated}s (${o.db?.primary && o.db.primary !== current.target ? `${o.db.primary} was elected primary` : 'no other primary was elected'}); writes accepted ${extra.writableSeconds}s after the fault`
-      : `writes accepted ${extra.writableSeconds}s after the fault`;
+      : probe.failedWrites === 0
+        ? // The probe starts after the fault: an interruption that ended before its first write (a fast failover)
+          // is not seen, and "writes accepted 0s after the fault" would claim there was none.
+          `no write the probe tried was refused: its first, ${secondsBetween(injectedAt, probe.writableAtMs)}s after the fault, was accepted (an interruption that ended before then is not observed)`
+        : `writes accepted ${extra.writableSeconds}s after the fault`;
   return runRecord(
     o,
     current,
