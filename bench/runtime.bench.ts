@@ -1,7 +1,8 @@
 /**
  * Runtime benchmarks against a real kube-apiserver (src/envtest), in one run:
  *  - event→reconcile latency p50/p99 with 500 cached objects (time from the test's write to reconcile start),
- *  - memory per cached object at 5,000 objects, ours vs client-node's makeInformer (each in its own process),
+ *  - memory per cached object at 5,000 objects, ours vs client-node's makeInformer (each in its own process), and
+ *    per object added from 1,000 to 5,000 (the growth, without the cache's fixed part),
  *  - reconciles/s (no-op reconciler over 5,000 keys; SSA-writing reconciler over 500 keys).
  * Prints a table and writes bench/results/runtime-<timestamp>.json.
  */
@@ -20,7 +21,7 @@ import {
   silentLogger,
   Watcher,
 } from '../src/runtime/index.ts';
-import { CONFIG_MAPS } from '../src/runtime/kinds.ts';
+import { CONFIG_MAPS, NAMESPACES } from '../src/runtime/kinds.ts';
 
 interface ConfigMap extends KubeObject {
   data?: Record<string, string>;
@@ -28,6 +29,9 @@ interface ConfigMap extends KubeObject {
 
 const configMaps = CONFIG_MAPS;
 const self = fileURLToPath(import.meta.url);
+/** The memory figures' object counts: the whole cache at the larger, the growth per object between the two. */
+const MEMORY_OBJECTS = 5000;
+const SMALL_OBJECTS = 1000;
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
@@ -227,23 +231,36 @@ async function main(): Promise<void> {
         metadata: { name: 'memory' },
       },
     );
+    await http.create(NAMESPACES, {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'memory-small' },
+    });
     const t0 = performance.now();
-    await createMany(http, 'memory', 5000, 'm');
-    console.error(`created 5000 objects in ${Math.round(performance.now() - t0)} ms`);
+    await createMany(http, 'memory', MEMORY_OBJECTS, 'm');
+    await createMany(http, 'memory-small', SMALL_OBJECTS, 'm');
+    console.error(
+      `created ${MEMORY_OBJECTS + SMALL_OBJECTS} objects in ${Math.round(performance.now() - t0)} ms`,
+    );
     await http.close();
 
-    const memory: Record<string, { perObject: number; bytes: number }> = {};
-    for (const m of ['ours', 'client-node']) {
+    // Each cache in a process of its own, at both counts: the whole heap it took over 5,000 objects (what the cache
+    // costs in all, its fixed part included), and the growth from 1,000 to 5,000 objects per object (what one more
+    // cached object costs: code compiled on first use, the watch connection and buffers are the same at both counts).
+    const measure = (m: string, namespace: string, objects: number) => {
       const run = spawnSync(
         process.execPath,
-        ['--expose-gc', self, m, plane.kubeconfigPath, 'memory', '5000'],
-        {
-          encoding: 'utf8',
-          timeout: 120_000,
-        },
+        ['--expose-gc', self, m, plane.kubeconfigPath, namespace, String(objects)],
+        { encoding: 'utf8', timeout: 120_000 },
       );
       if (run.status !== 0) throw new Error(`${m} memory run failed: ${run.stderr}`);
-      memory[m] = JSON.parse(run.stdout);
+      return JSON.parse(run.stdout) as { perObject: number; bytes: number };
+    };
+    const memory: Record<string, { perObject: number; bytes: number; marginal: number }> = {};
+    for (const m of ['ours', 'client-node']) {
+      const large = measure(m, 'memory', MEMORY_OBJECTS);
+      const small = measure(m, 'memory-small', SMALL_OBJECTS);
+      memory[m] = { ...large, marginal: (large.bytes - small.bytes) / (MEMORY_OBJECTS - SMALL_OBJECTS) };
     }
 
     const noop = await noopRate(plane, 'memory', 5000);
@@ -258,10 +275,14 @@ async function main(): Promise<void> {
         p99Ms: percentile(latencies, 99),
       },
       memory: {
-        objects: 5000,
+        objects: MEMORY_OBJECTS,
         oursBytesPerObject: memory.ours!.perObject,
         clientNodeBytesPerObject: memory['client-node']!.perObject,
         ratio: memory.ours!.perObject / memory['client-node']!.perObject,
+        marginalFrom: SMALL_OBJECTS,
+        oursMarginalBytesPerObject: memory.ours!.marginal,
+        clientNodeMarginalBytesPerObject: memory['client-node']!.marginal,
+        marginalRatio: memory.ours!.marginal / memory['client-node']!.marginal,
       },
       throughput: { noopReconcilesPerSec: noop, ssaWriteReconcilesPerSec: writeRate },
     };
@@ -273,7 +294,16 @@ async function main(): Promise<void> {
         'memory / cached object, client-node makeInformer',
         `${Math.round(results.memory.clientNodeBytesPerObject)} B`,
       ],
-      ['memory ratio ours / client-node', results.memory.ratio.toFixed(2)],
+      ['memory ratio ours / client-node', results.memory.ratio.toFixed(3)],
+      [
+        'memory / added object, 1,000 → 5,000, ours',
+        `${Math.round(results.memory.oursMarginalBytesPerObject)} B`,
+      ],
+      [
+        'memory / added object, 1,000 → 5,000, client-node',
+        `${Math.round(results.memory.clientNodeMarginalBytesPerObject)} B`,
+      ],
+      ['memory ratio per added object ours / client-node', results.memory.marginalRatio.toFixed(3)],
       [
         'reconciles/s, no-op reconciler (5,000 keys, 4 workers)',
         results.throughput.noopReconcilesPerSec.toFixed(0),
